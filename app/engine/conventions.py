@@ -1,0 +1,85 @@
+"""The typed convention set of a table (RULES.md: every **convention** named there).
+
+`Conventions()` is the seeds' preset ``fspr-leningrad``. A room may override any field; invalid values are
+rejected by pydantic with the field named (`ConventionError` wraps that for callers).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+
+class ConventionError(ValueError):
+    """An unknown preset or an invalid override; the message names the field."""
+
+
+class Conventions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # §2 bidding
+    no_talon_games: bool = True
+    no_jumps: bool = True
+    senior_must_hold: bool = True
+    # §3 talon and contract
+    zastrel: bool = True
+    misere_with_dealer: bool = True
+    # §4 whisting
+    half_whist: bool = True
+    gentleman: bool = True
+    whist_return: bool = True
+    ten_whisted: bool = True
+    stalingrad: bool = False
+    dealer_whist: bool = True
+    both_responsible_from: int = Field(8, ge=6, le=11)  # 11 = never both responsible
+    # §6 all-pass deals
+    allpass_progression: tuple[int, ...] = (2, 4, 6)  # then the last value repeats
+    allpass_talon_at_three: bool = True  # "на четверых"
+    # §7 pulya and settlement
+    pool_size: int = Field(10, ge=1, le=1000)
+    settlement_rounding: Literal["kodeks", "exact"] = "kodeks"
+    stake_per_whist: Decimal = Field(Decimal(0), ge=0)
+    # §8 clocks (seconds)
+    deal_time: float = Field(120.0, gt=0, le=24 * 3600)
+    reserve_time: float = Field(600.0, ge=0, le=7 * 24 * 3600)
+    misere_bonus: float = Field(300.0, ge=0, le=24 * 3600)
+    allpass_timeout_cap: int = Field(6, ge=0, le=10)
+    # §9 tournament round
+    round_end_warning: float = Field(600.0, ge=0)
+
+    @field_validator("allpass_progression")
+    @classmethod
+    def _progression_not_empty(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value or any(v <= 0 for v in value):
+            raise ValueError("must be a non-empty list of positive trick prices")
+        return value
+
+    def allpass_trick_price(self, step: int) -> int:
+        """Trick price of the ``step``-th all-pass deal of a series (1-based): 2, 4, 6, 6, … (§6.5)."""
+        progression = self.allpass_progression
+        return progression[min(step, len(progression)) - 1]
+
+    def timeout_penalty(self, seats: int) -> int:
+        """Whists of penalty for a timeout (§5.8): 50 written by each other player."""
+        return 50 * (seats - 1)
+
+
+PRESETS: Final[dict[str, Conventions]] = {"fspr-leningrad": Conventions()}
+
+
+def conventions_from(preset: str = "fspr-leningrad", overrides: dict[str, Any] | None = None) -> Conventions:
+    """The named preset with per-field overrides applied, validated as a whole."""
+    try:
+        base = PRESETS[preset]
+    except KeyError:
+        raise ConventionError(f"preset: unknown preset {preset!r} (known: {', '.join(PRESETS)})") from None
+    if not overrides:
+        return base
+    try:
+        return Conventions.model_validate({**base.model_dump(), **overrides})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "overrides"
+        raise ConventionError(f"{field}: {first['msg']}") from None
