@@ -1,0 +1,162 @@
+"""`ScoreSheet`: the pulya record, пулька (RULES.md §5–§7.1).
+
+An immutable value: ``sheet.apply(result)`` returns the next sheet. It keeps each player's pool, mountain
+and the whists written on each other player, the running all-pass series, and one history line per entry
+saying what was written where and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app.engine.conventions import Conventions
+from app.engine.result import DealKind, DealResult, exits_allpass_series
+from app.engine.scoring.allpass import allpass_writes
+from app.engine.scoring.checks import check_result, is_misere
+from app.engine.scoring.describe import describe
+from app.engine.scoring.games import game_writes, misere_writes, zastrel_writes
+from app.engine.scoring.records import Column, ScoringError, Write, whists
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryLine:
+    """One entry of the sheet: a deal, a timeout penalty or a judge's sanction."""
+
+    kind: str  # a DealKind value, "timeout" or "sanction"
+    summary: str
+    writes: tuple[Write, ...]
+    result: DealResult | None = None  # the deal, kept so a judge can re-score it (§11)
+    allpass_step: int | None = None  # all-pass deals: the step of the series (§6.5)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "summary": self.summary,
+            "writes": [w.to_json() for w in self.writes],
+        }
+        if self.result is not None:
+            out["result"] = self.result.to_json()
+        if self.allpass_step is not None:
+            out["allpass_step"] = self.allpass_step
+        return out
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> HistoryLine:
+        result = data.get("result")
+        step = data.get("allpass_step")
+        return HistoryLine(
+            kind=str(data["kind"]),
+            summary=str(data["summary"]),
+            writes=tuple(Write.from_json(w) for w in data["writes"]),
+            result=None if result is None else DealResult.from_json(result),
+            allpass_step=None if step is None else int(step),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreSheet:
+    seats: int
+    conventions: Conventions
+    pools: tuple[int, ...]
+    mountains: tuple[int, ...]
+    whists: tuple[tuple[int, ...], ...]  # whists[i][j]: whists seat i wrote on seat j
+    allpass_series: int = 0  # all-pass deals in the running series
+    history: tuple[HistoryLine, ...] = ()
+
+    @staticmethod
+    def new(seats: int, conventions: Conventions | None = None) -> ScoreSheet:
+        if seats not in (3, 4):
+            raise ScoringError("seats", "preferans is played by 3 or 4")
+        zero = (0,) * seats
+        return ScoreSheet(seats, conventions or Conventions(), zero, zero, (zero,) * seats)
+
+    @property
+    def finished(self) -> bool:
+        """The pools' sum reached n·S (§7.1); Leningradka lets a single pool pass S."""
+        return sum(self.pools) >= self.seats * self.conventions.pool_size
+
+    @property
+    def deals(self) -> int:
+        return sum(line.kind not in ("timeout", "sanction") for line in self.history)
+
+    def apply(self, result: DealResult) -> ScoreSheet:
+        """Write one deal; raises `ScoringError` for an inconsistent result or a finished pulya."""
+        if self.finished:
+            raise ScoringError("deal", "the pulya is over: no deal is played after its end (§7.1)")
+        check_result(result, self.seats, self.conventions)
+        step: int | None = None
+        series = self.allpass_series
+        if result.kind is DealKind.VOID:
+            writes: list[Write] = []
+        elif result.kind is DealKind.ALLPASS:
+            step = series = series + 1
+            writes = allpass_writes(result, self.conventions, step)
+        elif result.kind is DealKind.ZASTREL:
+            writes = zastrel_writes(result)
+        elif is_misere(result):
+            writes = misere_writes(result)
+        else:
+            writes = game_writes(result, self.conventions)
+        if exits_allpass_series(result):
+            series = 0
+        written = tuple(w for w in writes if w.amount)
+        line = HistoryLine(result.kind.value, describe(result), written, result, step)
+        return replace(self.write(line), allpass_series=series)
+
+    def timeout(self, seat: int) -> ScoreSheet:
+        """The timeout penalty (§5.8): every other player writes 50 whists on ``seat``."""
+        if not 0 <= seat < self.seats:
+            raise ScoringError("seat", f"no seat {seat}")
+        each = self.conventions.timeout_penalty(self.seats) // (self.seats - 1)
+        writes = tuple(whists(s, seat, each, "timeout penalty") for s in range(self.seats) if s != seat)
+        return self.write(HistoryLine("timeout", f"seat {seat} ran out of time", writes))
+
+    def write(self, line: HistoryLine) -> ScoreSheet:
+        """Append a history line and add its writes to the columns."""
+        pools, mountains = list(self.pools), list(self.mountains)
+        table = [list(row) for row in self.whists]
+        for w in line.writes:
+            if not 0 <= w.seat < self.seats or not (w.target is None or 0 <= w.target < self.seats):
+                raise ScoringError("writes", f"no such seat in {w}")
+            if w.column is Column.POOL:
+                pools[w.seat] += w.amount
+            elif w.column is Column.MOUNTAIN:
+                mountains[w.seat] += w.amount
+            else:
+                assert w.target is not None
+                if w.target == w.seat:
+                    raise ScoringError("writes", "a player writes no whists on himself")
+                table[w.seat][w.target] += w.amount
+        return replace(
+            self,
+            pools=tuple(pools),
+            mountains=tuple(mountains),
+            whists=tuple(tuple(row) for row in table),
+            history=(*self.history, line),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seats": self.seats,
+            "conventions": self.conventions.model_dump(mode="json"),
+            "pools": list(self.pools),
+            "mountains": list(self.mountains),
+            "whists": [list(row) for row in self.whists],
+            "finished": self.finished,
+            "allpass_series": self.allpass_series,
+            "history": [line.to_json() for line in self.history],
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> ScoreSheet:
+        """Rebuild a stored sheet; the columns are recomputed from the history and must match."""
+        seats = int(data["seats"])
+        sheet = ScoreSheet.new(seats, Conventions.model_validate(data["conventions"]))
+        for line in data["history"]:
+            sheet = sheet.write(HistoryLine.from_json(line))
+        sheet = replace(sheet, allpass_series=int(data.get("allpass_series", 0)))
+        stored = (list(data["pools"]), list(data["mountains"]), [list(r) for r in data["whists"]])
+        if stored != (list(sheet.pools), list(sheet.mountains), [list(r) for r in sheet.whists]):
+            raise ScoringError("history", "the stored columns do not match the history")
+        return sheet
