@@ -1,0 +1,497 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled search kernel: the C twin of ``_pure.py`` (same algorithm, same node counts).
+
+The whole search runs on C data without the GIL. Read ``_pure.py`` for the algorithm; every change there
+must be mirrored here.
+"""
+
+from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from app.solver._tables import COMPRESS, RUN_HEADS
+from app.solver.errors import SolverBudgetExceeded
+
+cdef enum:
+    TT_LIMIT = 1 << 20  # the table is emptied past this many positions, as in _pure.py
+    TT_INITIAL = 1 << 12
+    CLOCK_EVERY = 1024
+
+MODE_TEST = 0
+MODE_VALUE = 1
+MODE_BEST = 2
+MODE_ANALYSE = 3
+
+cdef uint8_t C_COMPRESS[65536]
+cdef uint8_t C_HEADS[65536]
+
+cdef int _i
+for _i in range(65536):
+    C_COMPRESS[_i] = COMPRESS[_i]
+    C_HEADS[_i] = RUN_HEADS[_i]
+
+
+ctypedef struct Entry:
+    uint64_t k1
+    uint64_t k2
+    int8_t lo
+    int8_t hi
+    uint8_t used
+
+
+ctypedef struct Search:
+    uint32_t h[3]
+    int trump
+    int misere
+    int declarer
+    uint64_t tag
+    long long nodes
+    long long budget
+    double deadline
+    int abort_reason  # 0 running, 1 node budget, 2 time budget, 3 out of memory
+    Entry* table
+    size_t cap  # slots, a power of two
+    size_t mask
+    int shift
+    size_t count
+
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return <double>ts.tv_sec + <double>ts.tv_nsec * 1e-9
+
+
+cdef inline int _popcount(uint32_t x) noexcept nogil:
+    return __builtin_popcount(x)
+
+
+cdef extern from *:
+    int __builtin_popcount(unsigned int) nogil
+    int __builtin_clz(unsigned int) nogil
+
+
+cdef inline int _top(uint32_t x) noexcept nogil:
+    return 31 - __builtin_clz(x)
+
+
+cdef inline bint _beats(Search* s, int c, int w) noexcept nogil:
+    cdef int cs = c >> 3
+    cdef int ws = w >> 3
+    return (cs == ws and c > w) or (cs == s.trump and ws != s.trump)
+
+
+cdef inline int _winner(Search* s, int leader, int t0, int t1, int t2) noexcept nogil:
+    cdef int wc = t0
+    cdef int wi = 0
+    if _beats(s, t1, wc):
+        wc = t1
+        wi = 1
+    if _beats(s, t2, wc):
+        wi = 2
+    return (leader + wi) % 3
+
+
+cdef inline uint32_t _legal(Search* s, int mover, int tlen, int t0) noexcept nogil:
+    cdef uint32_t hand = s.h[mover]
+    cdef uint32_t legal
+    if tlen == 0:
+        return hand
+    legal = hand & (<uint32_t>255 << ((t0 >> 3) << 3))
+    if legal:
+        return legal
+    if s.trump >= 0:
+        legal = hand & (<uint32_t>255 << (s.trump << 3))
+        if legal:
+            return legal
+    return hand
+
+
+cdef inline uint32_t _live(Search* s, int tlen, int t0, int t1) noexcept nogil:
+    cdef uint32_t live = s.h[0] | s.h[1] | s.h[2]
+    if tlen > 0:
+        live |= <uint32_t>1 << t0
+    if tlen > 1:
+        live |= <uint32_t>1 << t1
+    return live
+
+
+cdef inline uint64_t _hash(uint64_t k1, uint64_t k2) noexcept nogil:
+    return (k1 * <uint64_t>0x9E3779B97F4A7C15) ^ (k2 * <uint64_t>0xC2B2AE3D27D4EB4F)
+
+
+cdef Entry* _find(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
+    cdef size_t i = <size_t>(_hash(k1, k2) >> s.shift)
+    cdef Entry* e
+    while True:
+        e = &s.table[i]
+        if not e.used:
+            return NULL
+        if e.k1 == k1 and e.k2 == k2:
+            return e
+        i = (i + 1) & s.mask
+
+
+cdef Entry* _slot(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
+    """The empty slot where a new key goes (the key is known to be absent)."""
+    cdef size_t i = <size_t>(_hash(k1, k2) >> s.shift)
+    while s.table[i].used:
+        i = (i + 1) & s.mask
+    return &s.table[i]
+
+
+cdef int _grow(Search* s) noexcept nogil:
+    cdef size_t new_cap = s.cap * 2
+    cdef Entry* old = s.table
+    cdef size_t old_cap = s.cap
+    cdef Entry* fresh = <Entry*>calloc(new_cap, sizeof(Entry))
+    cdef size_t i
+    cdef Entry* e
+    if fresh == NULL:
+        return 0
+    s.table = fresh
+    s.cap = new_cap
+    s.mask = new_cap - 1
+    s.shift -= 1
+    for i in range(old_cap):
+        if old[i].used:
+            e = _slot(s, old[i].k1, old[i].k2)
+            e[0] = old[i]
+    free(old)
+    return 1
+
+
+cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int beta) noexcept nogil:
+    cdef Entry* e = _find(s, k1, k2)
+    if e == NULL:
+        if s.count >= TT_LIMIT:
+            memset(s.table, 0, s.cap * sizeof(Entry))
+            s.count = 0
+        if (s.count + 1) * 2 > s.cap:
+            if not _grow(s):
+                s.abort_reason = 3
+                return
+        e = _slot(s, k1, k2)
+        e.k1 = k1
+        e.k2 = k2
+        e.lo = 0
+        e.hi = <int8_t>n
+        e.used = 1
+        s.count += 1
+    if result:
+        e.lo = <int8_t>beta
+    else:
+        e.hi = <int8_t>(beta - 1)
+
+
+cdef inline void _key(Search* s, int leader, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    cdef uint32_t h0 = s.h[0]
+    cdef uint32_t h1 = s.h[1]
+    cdef uint32_t h2 = s.h[2]
+    cdef uint32_t live = h0 | h1 | h2
+    cdef uint32_t c0 = 0
+    cdef uint32_t c1 = 0
+    cdef uint32_t c2 = 0
+    cdef int sh
+    cdef uint32_t base
+    for sh in range(0, 32, 8):
+        base = ((live >> sh) & 255) << 8
+        if base:
+            c0 |= <uint32_t>C_COMPRESS[base | ((h0 >> sh) & 255)] << sh
+            c1 |= <uint32_t>C_COMPRESS[base | ((h1 >> sh) & 255)] << sh
+            c2 |= <uint32_t>C_COMPRESS[base | ((h2 >> sh) & 255)] << sh
+    k1[0] = <uint64_t>c0 | (<uint64_t>c1 << 32)
+    k2[0] = <uint64_t>c2 | (<uint64_t>leader << 32) | s.tag
+
+
+cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int* out) noexcept nogil:
+    """Run heads of the legal cards, most promising first; returns how many."""
+    cdef uint32_t hand = s.h[mover]
+    cdef uint32_t legal = _legal(s, mover, tlen, t0)
+    cdef uint32_t live = _live(s, tlen, t0, t1)
+    cdef int declarer = s.declarer
+    cdef bint misere = s.misere
+    cdef bint maxer = (mover == declarer) != misere
+    cdef bint dumps_high = misere and mover == declarer
+    cdef int wc = 0
+    cdef int wp = 0
+    cdef int keys[16]
+    cdef int n = 0
+    cdef int sidx, sh, r, c, score, k, j
+    cdef uint32_t ms, ls, heads
+    cdef bint beats, good
+    if tlen:
+        wc = t0
+        wp = leader
+        if tlen == 2 and _beats(s, t1, wc):
+            wc = t1
+            wp = (leader + 1) % 3
+    for sidx in range(4):
+        sh = sidx << 3
+        ms = (legal >> sh) & 255
+        if not ms:
+            continue
+        ls = (live >> sh) & 255
+        heads = C_HEADS[(ls << 8) | ms]
+        for r in range(8):
+            if not ((heads >> r) & 1):
+                continue
+            c = sh + r
+            if tlen == 0:
+                if misere:
+                    score = 10 - r
+                elif ((ls & ~((hand >> sh) & 255)) >> r) == 0:
+                    score = 30
+                else:
+                    score = 10 - r
+            else:
+                beats = _beats(s, c, wc)
+                good = ((mover if beats else wp) == declarer) == maxer
+                score = r if dumps_high else 8 - r
+                if good:
+                    score += 100
+            k = ((1000 - score) << 5) | c
+            # insertion sort, ascending key
+            j = n
+            while j > 0 and keys[j - 1] > k:
+                keys[j] = keys[j - 1]
+                j -= 1
+            keys[j] = k
+            n += 1
+    for j in range(n):
+        out[j] = keys[j] & 31
+    return n
+
+
+cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noexcept nogil:
+    """1 if the declarer takes at least beta tricks from here, 0 if not, -1 when the budget ran out."""
+    cdef int mover, n, w, r, i, count, result
+    cdef uint32_t hand
+    cdef uint64_t k1 = 0
+    cdef uint64_t k2 = 0
+    cdef Entry* e
+    cdef bint maxer
+    cdef int moves[16]
+    cdef int c
+    s.nodes += 1
+    if s.nodes > s.budget:
+        s.abort_reason = 1
+        return -1
+    if s.deadline > 0 and s.nodes % CLOCK_EVERY == 0 and _now() > s.deadline:
+        s.abort_reason = 2
+        return -1
+    mover = (leader + tlen) % 3
+    hand = s.h[mover]
+    n = _popcount(hand)
+    if beta <= 0:
+        return 1
+    if beta > n:
+        return 0
+    if tlen == 0:
+        if n == 1:
+            w = _winner(s, leader, _top(s.h[leader]), _top(s.h[(leader + 1) % 3]),
+                        _top(s.h[(leader + 2) % 3]))
+            return 1 if w == s.declarer else 0
+        _key(s, leader, &k1, &k2)
+        e = _find(s, k1, k2)
+        if e != NULL:
+            if e.lo >= beta:
+                return 1
+            if e.hi < beta:
+                return 0
+    maxer = (mover == s.declarer) != s.misere
+    result = 0 if maxer else 1
+    count = _moves(s, mover, leader, tlen, t0, t1, moves)
+    for i in range(count):
+        c = moves[i]
+        s.h[mover] = hand ^ (<uint32_t>1 << c)
+        if tlen == 2:
+            w = _winner(s, leader, t0, t1, c)
+            r = _search(s, w, 0, 0, 0, beta - 1 if w == s.declarer else beta)
+        elif tlen == 1:
+            r = _search(s, leader, 2, t0, c, beta)
+        else:
+            r = _search(s, leader, 1, c, 0, beta)
+        s.h[mover] = hand
+        if r < 0:
+            return -1
+        if r == maxer:
+            result = r
+            break
+    if tlen == 0:
+        _store(s, k1, k2, n, result, beta)
+        if s.abort_reason:
+            return -1
+    return result
+
+
+cdef int _value(Search* s, int leader, int tlen, int t0, int t1) noexcept nogil:
+    cdef int n = _popcount(s.h[(leader + tlen) % 3])
+    cdef int v, lo, hi, mid, r
+    if s.misere:
+        v = 0
+        while v < n:
+            r = _search(s, leader, tlen, t0, t1, v + 1)
+            if r < 0:
+                return -1
+            if not r:
+                break
+            v += 1
+        return v
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        r = _search(s, leader, tlen, t0, t1, mid)
+        if r < 0:
+            return -1
+        if r:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+cdef int _heads_by_index(Search* s, int mover, int tlen, int t0, int t1, int* out) noexcept nogil:
+    cdef uint32_t legal = _legal(s, mover, tlen, t0)
+    cdef uint32_t live = _live(s, tlen, t0, t1)
+    cdef int n = 0
+    cdef int sidx, sh, r
+    cdef uint32_t ms, heads
+    for sidx in range(4):
+        sh = sidx << 3
+        ms = (legal >> sh) & 255
+        if ms:
+            heads = C_HEADS[(((live >> sh) & 255) << 8) | ms]
+            for r in range(8):
+                if (heads >> r) & 1:
+                    out[n] = sh + r
+                    n += 1
+    return n
+
+
+cdef int _root(Search* s, int leader, int tlen, int t0, int t1, int mode, int beta,
+               int* value_out, int* cards, int* vals) noexcept nogil:
+    """Fills value_out (and cards/vals per run head); returns the head count, or -1 on abort."""
+    cdef int value, mover, count, i, c, w, won, nleader, ntlen, n0, n1, r
+    cdef uint32_t hand
+    cdef bint maxer
+    if mode == 0:
+        r = _search(s, leader, tlen, t0, t1, beta)
+        if r < 0:
+            return -1
+        value_out[0] = r
+        return 0
+    value = _value(s, leader, tlen, t0, t1)
+    if value < 0:
+        return -1
+    value_out[0] = value
+    if mode == 1:
+        return 0
+    mover = (leader + tlen) % 3
+    hand = s.h[mover]
+    maxer = (mover == s.declarer) != s.misere
+    count = _heads_by_index(s, mover, tlen, t0, t1, cards)
+    for i in range(count):
+        c = cards[i]
+        s.h[mover] = hand ^ (<uint32_t>1 << c)
+        if tlen == 2:
+            w = _winner(s, leader, t0, t1, c)
+            won = 1 if w == s.declarer else 0
+            nleader = w
+            ntlen = 0
+            n0 = 0
+            n1 = 0
+        else:
+            won = 0
+            nleader = leader
+            ntlen = tlen + 1
+            if tlen == 0:
+                n0 = c
+                n1 = 0
+            else:
+                n0 = t0
+                n1 = c
+        if mode == 3:
+            r = _value(s, nleader, ntlen, n0, n1)
+            if r < 0:
+                s.h[mover] = hand
+                return -1
+            vals[i] = won + r
+        elif maxer:
+            r = _search(s, nleader, ntlen, n0, n1, value - won)
+            if r < 0:
+                s.h[mover] = hand
+                return -1
+            vals[i] = r
+        else:
+            r = _search(s, nleader, ntlen, n0, n1, value + 1 - won)
+            if r < 0:
+                s.h[mover] = hand
+                return -1
+            vals[i] = 1 - r
+        s.h[mover] = hand
+    return count
+
+
+cdef class Kernel:
+    """One transposition table and the search over it; reuse an instance to keep the table warm."""
+
+    cdef Search s
+    cdef public long long nodes
+
+    def __cinit__(self):
+        self.s.table = <Entry*>calloc(TT_INITIAL, sizeof(Entry))
+        if self.s.table == NULL:
+            raise MemoryError()
+        self.s.cap = TT_INITIAL
+        self.s.mask = TT_INITIAL - 1
+        self.s.shift = 64 - 12
+        self.s.count = 0
+        self.nodes = 0
+
+    def __dealloc__(self):
+        free(self.s.table)
+
+    def clear(self):
+        memset(self.s.table, 0, self.s.cap * sizeof(Entry))
+        self.s.count = 0
+
+    @property
+    def table_size(self):
+        return self.s.count
+
+    def run(self, tuple hands, int trump, bint misere, int declarer, int leader, tuple trick, int mode,
+            int beta, long long node_budget, double time_budget):
+        """Same contract as ``app.solver._pure.Kernel.run``."""
+        cdef Search* s = &self.s
+        cdef int tlen = len(trick)
+        cdef int t0 = trick[0] if tlen > 0 else 0
+        cdef int t1 = trick[1] if tlen > 1 else 0
+        cdef int value = 0
+        cdef int count
+        cdef int cards[16]
+        cdef int vals[16]
+        s.h[0] = hands[0]
+        s.h[1] = hands[1]
+        s.h[2] = hands[2]
+        s.trump = trump
+        s.misere = misere
+        s.declarer = declarer
+        s.tag = (<uint64_t>declarer << 34) | (<uint64_t>(trump + 1) << 36) | (<uint64_t>misere << 39)
+        s.budget = node_budget if node_budget > 0 else (<long long>1 << 62)
+        s.deadline = _now() + time_budget if time_budget > 0 else 0.0
+        s.nodes = 0
+        s.abort_reason = 0
+        with nogil:
+            count = _root(s, leader, tlen, t0, t1, mode, beta, &value, cards, vals)
+        self.nodes = s.nodes
+        if count < 0:
+            if s.abort_reason == 3:
+                raise MemoryError("solver transposition table")
+            reason = "node" if s.abort_reason == 1 else "time"
+            raise SolverBudgetExceeded(
+                f"solver stopped after {s.nodes} nodes: {reason} budget exceeded", s.nodes
+            )
+        return value, [(cards[i], vals[i]) for i in range(count)]

@@ -1,0 +1,316 @@
+"""Pure-Python search kernel: the reference twin of ``_kernel.pyx`` (same algorithm, same node counts).
+
+Cards are indices 0..31 (suit-major, ``Card.index``); a hand is a 32-bit mask. The search answers
+null-window questions "does the declarer take at least ``beta`` of the tricks from here (the current trick
+included)?". Positions at trick boundaries are stored by their rank-compressed layout with a proven
+(lower, upper) bound on the declarer's remaining tricks, updated only from the answer of the node's own
+question: a "yes" at ``beta`` proves lower >= beta, a "no" proves upper <= beta - 1. Every change here must
+be mirrored in ``_kernel.pyx``; the tests compare the two on thousands of positions, node counts included.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+from app.solver._tables import COMPRESS, RUN_HEADS
+from app.solver.errors import SolverBudgetExceeded
+
+# The table is emptied when it would grow past this many positions (deterministic in both kernels).
+TT_LIMIT: Final = 1 << 20
+CLOCK_EVERY: Final = 1024  # nodes between two looks at the time budget
+
+MODE_TEST: Final = 0
+MODE_VALUE: Final = 1
+MODE_BEST: Final = 2
+MODE_ANALYSE: Final = 3
+
+
+class _Abort(Exception):
+    pass
+
+
+class Kernel:
+    """One transposition table and the search over it; reuse an instance to keep the table warm."""
+
+    def __init__(self) -> None:
+        self._tt: dict[int, int] = {}
+        self.nodes = 0
+        self._h = [0, 0, 0]
+        self._trump = -1
+        self._misere = False
+        self._declarer = 0
+        self._budget = 0
+        self._deadline = 0.0
+        self._tag = 0
+        self._abort_reason = ""
+
+    def clear(self) -> None:
+        self._tt.clear()
+
+    @property
+    def table_size(self) -> int:
+        return len(self._tt)
+
+    def run(
+        self,
+        hands: tuple[int, int, int],
+        trump: int,
+        misere: bool,
+        declarer: int,
+        leader: int,
+        trick: tuple[int, ...],
+        mode: int,
+        beta: int,
+        node_budget: int,
+        time_budget: float,
+    ) -> tuple[int, list[tuple[int, int]]]:
+        """Answer one root question; see ``app.solver.api`` for the meaning of modes and results.
+
+        MODE_TEST returns (1 if the declarer takes >= beta else 0, []); MODE_VALUE (value, []);
+        MODE_BEST (value, [(card, 1 if optimal else 0)] per run head); MODE_ANALYSE (value,
+        [(card, value after it)] per run head). Run heads come in card-index order.
+        """
+        self._h[0], self._h[1], self._h[2] = hands
+        tlen = len(trick)
+        t0 = trick[0] if tlen > 0 else 0
+        t1 = trick[1] if tlen > 1 else 0
+        self._trump = trump
+        self._misere = misere
+        self._declarer = declarer
+        self._tag = declarer << 34 | (trump + 1) << 36 | int(misere) << 39
+        self._budget = node_budget if node_budget > 0 else (1 << 62)
+        self._deadline = time.perf_counter() + time_budget if time_budget > 0 else 0.0
+        self.nodes = 0
+        try:
+            return self._root(leader, tlen, t0, t1, mode, beta)
+        except _Abort:
+            raise SolverBudgetExceeded(
+                f"solver stopped after {self.nodes} nodes: {self._abort_reason} budget exceeded", self.nodes
+            ) from None
+
+    # -- root -------------------------------------------------------------------------------------
+
+    def _root(
+        self, leader: int, tlen: int, t0: int, t1: int, mode: int, beta: int
+    ) -> tuple[int, list[tuple[int, int]]]:
+        if mode == MODE_TEST:
+            return (1 if self._search(leader, tlen, t0, t1, beta) else 0), []
+        value = self._value(leader, tlen, t0, t1)
+        if mode == MODE_VALUE:
+            return value, []
+        h = self._h
+        mover = (leader + tlen) % 3
+        hand = h[mover]
+        maxer = (mover == self._declarer) != self._misere
+        out: list[tuple[int, int]] = []
+        for c in self._heads_by_index(mover, tlen, t0, t1):
+            h[mover] = hand ^ (1 << c)
+            if tlen == 2:
+                w = self._winner(leader, t0, t1, c)
+                won = 1 if w == self._declarer else 0
+                nleader, ntlen, n0, n1 = w, 0, 0, 0
+            else:
+                won = 0
+                nleader, ntlen = leader, tlen + 1
+                n0, n1 = (c, 0) if tlen == 0 else (t0, c)
+            if mode == MODE_ANALYSE:
+                out.append((c, won + self._value(nleader, ntlen, n0, n1)))
+            elif maxer:
+                out.append((c, 1 if self._search(nleader, ntlen, n0, n1, value - won) else 0))
+            else:
+                out.append((c, 0 if self._search(nleader, ntlen, n0, n1, value + 1 - won) else 1))
+            h[mover] = hand
+        return value, out
+
+    def _value(self, leader: int, tlen: int, t0: int, t1: int) -> int:
+        n = self._h[(leader + tlen) % 3].bit_count()
+        if self._misere:
+            # Misère values are small: climb from zero.
+            v = 0
+            while v < n and self._search(leader, tlen, t0, t1, v + 1):
+                v += 1
+            return v
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi + 1) >> 1
+            if self._search(leader, tlen, t0, t1, mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def _heads_by_index(self, mover: int, tlen: int, t0: int, t1: int) -> list[int]:
+        legal = self._legal(mover, tlen, t0)
+        live = self._live(tlen, t0, t1)
+        out: list[int] = []
+        for s in range(4):
+            sh = s << 3
+            ms = legal >> sh & 255
+            if ms:
+                heads = RUN_HEADS[(live >> sh & 255) << 8 | ms]
+                for r in range(8):
+                    if heads >> r & 1:
+                        out.append(sh + r)
+        return out
+
+    # -- search -----------------------------------------------------------------------------------
+
+    def _legal(self, mover: int, tlen: int, t0: int) -> int:
+        hand = self._h[mover]
+        if tlen == 0:
+            return hand
+        legal = hand & (255 << ((t0 >> 3) << 3))
+        if legal:
+            return legal
+        if self._trump >= 0:
+            legal = hand & (255 << (self._trump << 3))
+            if legal:
+                return legal
+        return hand
+
+    def _live(self, tlen: int, t0: int, t1: int) -> int:
+        h = self._h
+        live = h[0] | h[1] | h[2]
+        if tlen > 0:
+            live |= 1 << t0
+        if tlen > 1:
+            live |= 1 << t1
+        return live
+
+    def _beats(self, c: int, w: int) -> bool:
+        cs = c >> 3
+        ws = w >> 3
+        return (cs == ws and c > w) or (cs == self._trump and ws != self._trump)
+
+    def _winner(self, leader: int, t0: int, t1: int, t2: int) -> int:
+        wc = t0
+        wi = 0
+        if self._beats(t1, wc):
+            wc = t1
+            wi = 1
+        if self._beats(t2, wc):
+            wi = 2
+        return (leader + wi) % 3
+
+    def _key(self, leader: int) -> int:
+        h0, h1, h2 = self._h
+        live = h0 | h1 | h2
+        c0 = c1 = c2 = 0
+        for sh in (0, 8, 16, 24):
+            base = (live >> sh & 255) << 8
+            if base:
+                c0 |= COMPRESS[base | (h0 >> sh & 255)] << sh
+                c1 |= COMPRESS[base | (h1 >> sh & 255)] << sh
+                c2 |= COMPRESS[base | (h2 >> sh & 255)] << sh
+        return c0 | c1 << 32 | (c2 | leader << 32 | self._tag) << 64
+
+    def _moves(self, mover: int, leader: int, tlen: int, t0: int, t1: int) -> list[int]:
+        """Run heads of the legal cards, most promising first (order changes speed, never the value)."""
+        hand = self._h[mover]
+        legal = self._legal(mover, tlen, t0)
+        live = self._live(tlen, t0, t1)
+        declarer = self._declarer
+        misere = self._misere
+        maxer = (mover == declarer) != misere
+        dumps_high = misere and mover == declarer
+        wc = wp = 0
+        if tlen:
+            wc = t0
+            wp = leader
+            if tlen == 2 and self._beats(t1, wc):
+                wc = t1
+                wp = (leader + 1) % 3
+        keys: list[int] = []
+        for s in range(4):
+            sh = s << 3
+            ms = legal >> sh & 255
+            if not ms:
+                continue
+            ls = live >> sh & 255
+            heads = RUN_HEADS[ls << 8 | ms]
+            for r in range(8):
+                if not heads >> r & 1:
+                    continue
+                c = sh + r
+                if tlen == 0:
+                    if misere:
+                        score = 10 - r
+                    elif (ls & ~(hand >> sh & 255)) >> r == 0:
+                        score = 30  # a top card of the suit
+                    else:
+                        score = 10 - r
+                else:
+                    beats = self._beats(c, wc)
+                    good = ((mover if beats else wp) == declarer) == maxer
+                    score = r if dumps_high else 8 - r
+                    if good:
+                        score += 100
+                keys.append((1000 - score) << 5 | c)
+        keys.sort()
+        return [k & 31 for k in keys]
+
+    def _search(self, leader: int, tlen: int, t0: int, t1: int, beta: int) -> bool:
+        self.nodes += 1
+        if self.nodes > self._budget:
+            self._abort_reason = "node"
+            raise _Abort
+        if self._deadline and self.nodes % CLOCK_EVERY == 0 and time.perf_counter() > self._deadline:
+            self._abort_reason = "time"
+            raise _Abort
+        h = self._h
+        mover = (leader + tlen) % 3
+        hand = h[mover]
+        n = hand.bit_count()
+        if beta <= 0:
+            return True
+        if beta > n:
+            return False
+        declarer = self._declarer
+        key = 0
+        if tlen == 0:
+            if n == 1:
+                w = self._winner(
+                    leader,
+                    h[leader].bit_length() - 1,
+                    h[(leader + 1) % 3].bit_length() - 1,
+                    h[(leader + 2) % 3].bit_length() - 1,
+                )
+                return w == declarer
+            key = self._key(leader)
+            entry = self._tt.get(key)
+            if entry is not None:
+                if entry & 15 >= beta:
+                    return True
+                if entry >> 4 < beta:
+                    return False
+        maxer = (mover == declarer) != self._misere
+        result = not maxer
+        for c in self._moves(mover, leader, tlen, t0, t1):
+            h[mover] = hand ^ (1 << c)
+            if tlen == 2:
+                w = self._winner(leader, t0, t1, c)
+                r = self._search(w, 0, 0, 0, beta - 1 if w == declarer else beta)
+            elif tlen == 1:
+                r = self._search(leader, 2, t0, c, beta)
+            else:
+                r = self._search(leader, 1, c, 0, beta)
+            h[mover] = hand
+            if r == maxer:
+                result = r
+                break
+        if tlen == 0:
+            tt = self._tt
+            entry = tt.get(key)
+            if entry is None:
+                lo, hi = 0, n
+                if len(tt) >= TT_LIMIT:
+                    tt.clear()
+            else:
+                lo, hi = entry & 15, entry >> 4
+            if result:
+                lo = beta
+            else:
+                hi = beta - 1
+            tt[key] = lo | hi << 4
+        return result
