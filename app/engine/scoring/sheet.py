@@ -19,6 +19,19 @@ from app.engine.scoring.games import game_writes, misere_writes, zastrel_writes
 from app.engine.scoring.records import Column, ScoringError, Write, whists
 
 
+def deal_writes(result: DealResult, conventions: Conventions, allpass_step: int = 1) -> list[Write]:
+    """What one deal writes (§5–§6); ``allpass_step`` is the deal's step in an all-pass series."""
+    if result.kind is DealKind.VOID:
+        return []
+    if result.kind is DealKind.ALLPASS:
+        return allpass_writes(result, conventions, allpass_step)
+    if result.kind is DealKind.ZASTREL:
+        return zastrel_writes(result)
+    if is_misere(result):
+        return misere_writes(result)
+    return game_writes(result, conventions)
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryLine:
     """One entry of the sheet: a deal, a timeout penalty or a judge's sanction."""
@@ -87,20 +100,11 @@ class ScoreSheet:
         check_result(result, self.seats, self.conventions)
         step: int | None = None
         series = self.allpass_series
-        if result.kind is DealKind.VOID:
-            writes: list[Write] = []
-        elif result.kind is DealKind.ALLPASS:
+        if result.kind is DealKind.ALLPASS:
             step = series = series + 1
-            writes = allpass_writes(result, self.conventions, step)
-        elif result.kind is DealKind.ZASTREL:
-            writes = zastrel_writes(result)
-        elif is_misere(result):
-            writes = misere_writes(result)
-        else:
-            writes = game_writes(result, self.conventions)
         if exits_allpass_series(result):
             series = 0
-        written = tuple(w for w in writes if w.amount)
+        written = tuple(w for w in deal_writes(result, self.conventions, step or 1) if w.amount)
         line = HistoryLine(result.kind.value, describe(result), written, result, step)
         return replace(self.write(line), allpass_series=series)
 
