@@ -1,0 +1,86 @@
+"""Command line: ``python -m app serve [--host H] [--port P]``, ``python -m app users add NAME --role R``.
+
+Both apply the database migrations first; ``DATABASE_URL`` selects the database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from app.auth.roles import Role
+from app.auth.users import AccountError, create_user
+from app.db.engine import make_engine, make_sessionmaker
+from app.db.migrate import upgrade
+from app.server.settings import get_settings
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.server.app import create_app
+
+    settings = get_settings()
+    upgrade(settings.database_url)
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        ws_max_size=settings.transport_max_bytes,
+        log_level=args.log_level,
+        lifespan="on",
+    )
+    return 0
+
+
+async def _add_user(name: str, password: str, role: Role) -> None:
+    settings = get_settings()
+    engine = make_engine(settings.database_url)
+    try:
+        async with make_sessionmaker(engine)() as session, session.begin():
+            await create_user(session, name, password, role)
+    finally:
+        await engine.dispose()
+
+
+def _users_add(args: argparse.Namespace) -> int:
+    upgrade(get_settings().database_url)
+    password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        asyncio.run(_add_user(args.name, password, Role(args.role)))
+    except AccountError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"created {args.role} {args.name}")
+    return 0
+
+
+def _migrate(_args: argparse.Namespace) -> int:
+    upgrade(get_settings().database_url)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="apply migrations and run the server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(func=_serve)
+    users = commands.add_parser("users", help="manage accounts")
+    users_commands = users.add_subparsers(dest="users_command", required=True)
+    add = users_commands.add_parser("add", help="create a user; the password is read from stdin")
+    add.add_argument("name")
+    add.add_argument("--role", choices=[r.value for r in Role], default=Role.PLAYER.value)
+    add.set_defaults(func=_users_add)
+    migrate = commands.add_parser("migrate", help="apply the database migrations")
+    migrate.set_defaults(func=_migrate)
+    args = parser.parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Accounts: argon2 password hashes, HMAC-signed expiring tokens, roles."""

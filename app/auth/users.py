@@ -1,0 +1,52 @@
+"""User accounts in the database."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.auth.passwords import MAX_PASSWORD, MIN_PASSWORD, hash_password, verify_password
+from app.auth.roles import Role
+from app.db.models import User
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{2,32}$")
+
+
+class AccountError(ValueError):
+    """An invalid name or password, or a name already taken; ``field`` names the culprit."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def check_credentials(name: str, password: str) -> None:
+    if not NAME_PATTERN.match(name):
+        raise AccountError("name", "2-32 characters of letters, digits, '_', '.', '-'")
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise AccountError("password", f"length must be {MIN_PASSWORD}..{MAX_PASSWORD}")
+
+
+async def create_user(session: AsyncSession, name: str, password: str, role: Role) -> User:
+    check_credentials(name, password)
+    if await user_by_name(session, name) is not None:
+        raise AccountError("name", "already taken")
+    user = User(name=name, password_hash=hash_password(password), role=role.value, created_at=time.time())
+    session.add(user)
+    await session.flush()
+    return user
+
+
+async def user_by_name(session: AsyncSession, name: str) -> User | None:
+    return (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
+
+
+async def authenticate(session: AsyncSession, name: str, password: str) -> User | None:
+    user = await user_by_name(session, name)
+    if user is None or not verify_password(user.password_hash, password):
+        return None
+    return user

@@ -1,0 +1,150 @@
+"""A small client of the server: REST (httpx) for the lobby, one websocket (websockets) per table."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import websockets
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, body: Any) -> None:
+        super().__init__(f"HTTP {status}: {body}")
+        self.status = status
+        self.body = body
+
+
+class Api:
+    """The REST lobby, with the token of the logged-in user."""
+
+    def __init__(self, server: str, token: str | None = None) -> None:
+        self.server = server.rstrip("/")
+        self.token = token
+        self.http = httpx.AsyncClient(base_url=self.server, timeout=30.0)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def call(self, method: str, path: str, body: Any = None) -> Any:
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        response = await self.http.request(method, path, json=body, headers=headers)
+        data = response.json() if response.content else None
+        if response.status_code >= 400:
+            raise ApiError(response.status_code, data)
+        return data
+
+    async def register(self, name: str, password: str) -> Any:
+        return await self.call("POST", "/api/auth/register", {"name": name, "password": password})
+
+    async def login(self, name: str, password: str) -> Any:
+        data = await self.call("POST", "/api/auth/login", {"name": name, "password": password})
+        self.token = data["token"]
+        return data
+
+    async def create_room(self, name: str, overrides: dict[str, Any], preset: str = "fspr-leningrad") -> Any:
+        return await self.call("POST", "/api/rooms", {"name": name, "preset": preset, "overrides": overrides})
+
+    async def open_table(self, room_id: int, seats: int, overrides: dict[str, Any] | None = None) -> Any:
+        body = {"seats": seats, "overrides": overrides or {}}
+        return await self.call("POST", f"/api/rooms/{room_id}/tables", body)
+
+    async def sit(self, table_id: int, seat: int | None = None) -> int:
+        data = await self.call("POST", f"/api/tables/{table_id}/sit", {"seat": seat})
+        seat_taken: int = data["seat"]
+        return seat_taken
+
+    def ws_url(self, table_id: int) -> str:
+        base = "ws" + self.server[len("http") :] if self.server.startswith("http") else self.server
+        return f"{base}/ws/tables/{table_id}?token={self.token}"
+
+
+@dataclass
+class TableClient:
+    """One websocket to one table: tracks the version, resyncs on a gap, sends numbered actions."""
+
+    url: str
+    record: bool = False
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    seq: int = 0
+    version: int | None = None
+    last: dict[str, Any] | None = None  # the last snapshot or update
+    ws: Any = None
+
+    async def connect(self) -> None:
+        self.ws = await websockets.connect(self.url, max_size=2**22, open_timeout=30)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def act(self, action: dict[str, Any]) -> int:
+        self.seq += 1
+        await self.send({"type": "action", "seq": self.seq, "action": action})
+        return self.seq
+
+    async def receive(self, timeout: float | None = None) -> dict[str, Any]:
+        text = await asyncio.wait_for(self.ws.recv(), timeout)
+        message: dict[str, Any] = json.loads(text)
+        if self.record:
+            self.frames.append(message)
+        kind = message.get("type")
+        if kind == "snapshot":
+            self.version = message["v"]
+            self.last = message
+            self.seq = max(self.seq, int(message.get("last_seq", 0)))
+        elif kind == "update":
+            if self.version is not None and message["v"] != self.version + 1:
+                # A gap: something was lost; ask for the whole picture instead of guessing.
+                await self.send({"type": "resync", "v": self.version})
+            else:
+                self.version = message["v"]
+                self.last = message
+        return message
+
+
+Chooser = Callable[[list[dict[str, Any]]], dict[str, Any]]
+
+
+async def play_table(
+    client: TableClient,
+    choose: Chooser | None,
+    *,
+    idle_timeout: float = 600.0,
+) -> dict[str, Any]:
+    """Play until the game ends; ``choose`` picks one of the legal actions (None: never act).
+
+    Returns the final snapshot/update (with ``outcome``).
+    """
+    pending: int | None = None
+    acted_on: int | None = None  # the version we last acted on: one action per step
+    while True:
+        message = await client.receive(timeout=idle_timeout)
+        kind = message.get("type")
+        if kind == "ack" and message.get("seq") == pending:
+            pending = None
+        elif kind == "error" and (message.get("seq") == pending or message.get("code") == "not_your_turn"):
+            pending, acted_on = None, None  # rejected: look again at the newest legal actions
+        current = client.last
+        if current is None:
+            continue
+        if current["status"] in ("finished", "awaiting_adjudication"):
+            return current
+        if choose is not None and pending is None and current["legal"] and acted_on != client.version:
+            acted_on = client.version
+            pending = await client.act(choose(current["legal"]))
+
+
+def random_chooser(rng: random.Random) -> Chooser:
+    def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
+        return rng.choice(legal)
+
+    return choose

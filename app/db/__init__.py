@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy async models, engine/session factory and the Alembic runner."""

@@ -1,0 +1,119 @@
+"""The schema. Alembic migrations in ``migrations/`` create it; these classes mirror them.
+
+Times are wall-clock epoch seconds (floats) so SQLite and PostgreSQL store them identically.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class ServerState(Base):
+    """Small key/value facts about the server itself: the token secret, the liveness heartbeat."""
+
+    __tablename__ = "server_state"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Room(Base):
+    __tablename__ = "rooms"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(128))
+    operator_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    preset: Mapped[str] = mapped_column(String(64))
+    overrides: Mapped[dict[str, Any]] = mapped_column(JSON)
+    conventions: Mapped[dict[str, Any]] = mapped_column(JSON)
+    closed: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class GameTable(Base):
+    """A table and the pulya played at it (one game per table)."""
+
+    __tablename__ = "game_tables"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
+    seats: Mapped[int] = mapped_column(Integer)
+    conventions: Mapped[dict[str, Any]] = mapped_column(JSON)
+    first_dealer: Mapped[int] = mapped_column(Integer, default=0)
+    # waiting | playing | finished | awaiting_adjudication
+    status: Mapped[str] = mapped_column(String(32), index=True)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[float] = mapped_column(Float)
+    started_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    finished_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    finish_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    sheet: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    settlement: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class TableSeat(Base):
+    __tablename__ = "table_seats"
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    # The last client sequence number applied for this seat's player (a retried command is applied once).
+    last_client_seq: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ActionRecord(Base):
+    """One accepted engine action; the table's state is `replay` of these in ``seq`` order.
+
+    ``clock`` and ``sheet`` are the clocks and the score sheet right after the action.
+    """
+
+    __tablename__ = "actions"
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    action: Mapped[dict[str, Any]] = mapped_column(JSON)
+    user_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    client_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    by_server: Mapped[bool] = mapped_column(Boolean, default=False)
+    at: Mapped[float] = mapped_column(Float)
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    sheet: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class DealRecord(Base):
+    """A finished deal: its result for the score sheet and its full record (all hands, every card)."""
+
+    __tablename__ = "deals"
+    __table_args__ = (UniqueConstraint("table_id", "deal_number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    deal_number: Mapped[int] = mapped_column(Integer)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    at: Mapped[float] = mapped_column(Float)
+
+
+class InterruptedDeal(Base):
+    """A deal the robot could not finish (RULES.md §8.4): kept for an administrator to adjudicate."""
+
+    __tablename__ = "interrupted_deals"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    deal_number: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(String(255))
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    adjudication: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    at: Mapped[float] = mapped_column(Float)

@@ -1,0 +1,41 @@
+"""The wire protocol: pydantic models of every websocket message (``python -m app.protocol schema``)."""
+
+from app.protocol.messages import (
+    CLIENT_MESSAGES,
+    ERROR_CODES,
+    SERVER_MESSAGES,
+    AckMessage,
+    ActionMessage,
+    ClientMessage,
+    ErrorMessage,
+    EventFrame,
+    PingMessage,
+    PongMessage,
+    PresenceMessage,
+    ResyncMessage,
+    SeatInfo,
+    SnapshotMessage,
+    UpdateMessage,
+    parse_client_message,
+    schema,
+)
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "ERROR_CODES",
+    "SERVER_MESSAGES",
+    "AckMessage",
+    "ActionMessage",
+    "ClientMessage",
+    "ErrorMessage",
+    "EventFrame",
+    "PingMessage",
+    "PongMessage",
+    "PresenceMessage",
+    "ResyncMessage",
+    "SeatInfo",
+    "SnapshotMessage",
+    "UpdateMessage",
+    "parse_client_message",
+    "schema",
+]

@@ -1,0 +1,191 @@
+"""Websocket messages of one table connection (see docs/protocol.md).
+
+Client → server: ``action`` (with a client sequence number), ``resync``, ``ping``.
+Server → client: ``snapshot`` (everything the viewer may see), ``update`` (one versioned step of the
+table: its events visible to this viewer and the viewer's new view), ``ack``, ``error``, ``presence``,
+``pong``. Versions count the table's steps; every connection sees every version (an update may carry no
+event for a viewer who may see none of that step's events), so a gap always means a lost frame.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+ERROR_CODES: Final[dict[str, str]] = {
+    "bad_json": "the frame is not a JSON object",
+    "unknown_type": "the message type is not one the server knows",
+    "invalid_message": "a field is missing or has the wrong type",
+    "frame_too_large": "the frame is larger than the server accepts",
+    "rate_limited": "too many messages; this one was dropped",
+    "not_seated": "only a seated player may act (spectators only watch)",
+    "not_your_seat": "the action names another seat than the connection's",
+    "stale_seq": "the sequence number is not above the last applied one",
+    "malformed_action": "the action could not be parsed",
+    "not_your_turn": "the table waits for another seat",
+    "illegal_action": "the rules forbid this action now",
+    "game_over": "the game has ended",
+    "not_started": "the game has not started (seats are not full)",
+    "server_error": "the server could not apply the action; nothing changed",
+    "unauthorized": "missing, invalid or expired token",
+    "forbidden": "the role does not allow this",
+    "not_found": "no such table",
+}
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---- client → server ---------------------------------------------------------------------------------
+
+
+class ActionMessage(_Message):
+    """A game action for the connection's own seat. ``seq`` increases by at least 1 per new command;
+    resending a command with the last applied ``seq`` is acknowledged as a duplicate and not applied again."""
+
+    type: Literal["action"]
+    seq: int = Field(ge=1, le=2**31 - 1)
+    action: dict[str, Any]
+
+
+class ResyncMessage(_Message):
+    """Ask for a full snapshot (sent by a client that saw a version gap)."""
+
+    type: Literal["resync"]
+    v: int | None = None
+
+
+class PingMessage(_Message):
+    type: Literal["ping"]
+    id: int | None = None
+
+
+ClientMessage = Annotated[ActionMessage | ResyncMessage | PingMessage, Field(discriminator="type")]
+CLIENT_MESSAGES: Final = (ActionMessage, ResyncMessage, PingMessage)
+_CLIENT_ADAPTER: Final = TypeAdapter[ActionMessage | ResyncMessage | PingMessage](ClientMessage)
+_CLIENT_TYPES: Final = {"action", "resync", "ping"}
+
+
+class ProtocolError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def parse_client_message(text: str) -> ActionMessage | ResyncMessage | PingMessage:
+    """Parse one client frame or raise `ProtocolError` with a code from `ERROR_CODES`."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ProtocolError("bad_json", "the frame is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", "the frame must be a JSON object")
+    kind = data.get("type")
+    if kind not in _CLIENT_TYPES:
+        raise ProtocolError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+    try:
+        return _CLIENT_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
+        raise ProtocolError("invalid_message", f"{where}: {first['msg']}") from None
+
+
+# ---- server → client ---------------------------------------------------------------------------------
+
+
+class SeatInfo(_Message):
+    seat: int
+    user: str | None
+    connected: bool
+
+
+class EventFrame(_Message):
+    kind: str
+    data: dict[str, Any]
+
+
+class GameOutcome(_Message):
+    """How the game ended: ``reason`` is pool_complete, timeout or interrupted."""
+
+    reason: str
+    settlement: dict[str, Any] | None = None
+
+
+class SnapshotMessage(_Message):
+    type: Literal["snapshot"] = "snapshot"
+    table: int
+    v: int
+    status: str  # waiting | playing | finished | awaiting_adjudication
+    seat: int | None  # the viewer's seat; None for a spectator
+    seats: list[SeatInfo]
+    view: dict[str, Any] | None  # app.engine.view for this viewer; None before the game starts
+    clock: dict[str, Any] | None
+    legal: list[dict[str, Any]]  # the viewer's legal actions when it is its turn, else empty
+    sheet: dict[str, Any] | None
+    outcome: GameOutcome | None = None
+    last_seq: int = 0  # the last client sequence number applied for this seat
+
+
+class UpdateMessage(_Message):
+    type: Literal["update"] = "update"
+    table: int
+    v: int
+    status: str
+    events: list[EventFrame]
+    view: dict[str, Any] | None
+    clock: dict[str, Any] | None
+    legal: list[dict[str, Any]]
+    sheet: dict[str, Any] | None
+    outcome: GameOutcome | None = None
+
+
+class AckMessage(_Message):
+    type: Literal["ack"] = "ack"
+    seq: int
+    v: int
+    duplicate: bool = False
+
+
+class ErrorMessage(_Message):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    seq: int | None = None
+
+
+class PresenceMessage(_Message):
+    """Connection status of every seat (not versioned: it is not part of the game)."""
+
+    type: Literal["presence"] = "presence"
+    table: int
+    seats: list[SeatInfo]
+
+
+class PongMessage(_Message):
+    type: Literal["pong"] = "pong"
+    id: int | None = None
+
+
+SERVER_MESSAGES: Final = (
+    SnapshotMessage,
+    UpdateMessage,
+    AckMessage,
+    ErrorMessage,
+    PresenceMessage,
+    PongMessage,
+)
+
+
+def schema() -> dict[str, Any]:
+    """JSON Schema of every client and server message."""
+    return {
+        "title": "Preferans table protocol",
+        "client": {m.__name__: m.model_json_schema() for m in CLIENT_MESSAGES},
+        "server": {m.__name__: m.model_json_schema() for m in SERVER_MESSAGES},
+        "error_codes": ERROR_CODES,
+    }

@@ -1,0 +1,46 @@
+"""The one place where server-side failures become HTTP 4xx responses."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+SEAT_ERROR_STATUS = {
+    "game_started": 409,
+    "already_seated": 409,
+    "table_full": 409,
+    "seat_taken": 409,
+    "bad_seat": 422,
+    "not_seated": 409,
+    "not_playing": 409,
+}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        body: dict[str, str] = {"error": exc.code, "message": exc.message}
+        if exc.field is not None:
+            body["field"] = exc.field
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse(body, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+        field = ".".join(loc) or "request"
+        return JSONResponse(
+            {"error": "invalid_request", "field": field, "message": f"{field}: {first.get('msg')}"},
+            status_code=422,
+        )

@@ -1,0 +1,121 @@
+"""Table actors by id: created on demand, reloaded from the database on start (recovery)."""
+
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy import select, update
+
+from app.clock import ClockSettings, ReserveClock
+from app.db.models import ActionRecord, GameTable, TableSeat, User
+from app.engine import action_from_json, replay
+from app.engine.conventions import Conventions
+from app.engine.scoring import ScoreSheet
+from app.protocol.messages import GameOutcome
+from app.server.actor import Game, TableActor, mono_ms
+from app.server.context import ServerContext
+
+log = logging.getLogger(__name__)
+
+LIVE = ("waiting", "playing")
+
+
+async def get_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
+    actor = ctx.tables.get(table_id)
+    if actor is None:
+        actor = await load_actor(ctx, table_id)
+    return actor
+
+
+async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
+    """Rebuild a table from its rows: seats, the replayed action log, the clocks, the score sheet."""
+    async with ctx.sessions() as session:
+        row = await session.get(GameTable, table_id)
+        if row is None:
+            return None
+        seats = (
+            await session.execute(
+                select(TableSeat, User.name)
+                .join(User, User.id == TableSeat.user_id)
+                .where(TableSeat.table_id == table_id)
+            )
+        ).all()
+        actions = (
+            (
+                await session.execute(
+                    select(ActionRecord.action)
+                    .where(ActionRecord.table_id == table_id)
+                    .order_by(ActionRecord.seq)
+                )
+            )
+            .scalars()
+            .all()
+        )
+    if table_id in ctx.tables:  # loaded concurrently meanwhile
+        return ctx.tables[table_id]
+    conventions = Conventions.model_validate(row.conventions)
+    actor = TableActor(
+        ctx,
+        row.id,
+        row.seats,
+        conventions,
+        first_dealer=row.first_dealer,
+        status=row.status,
+        version=row.version,
+    )
+    for seat_row, name in seats:
+        actor.seat_users[seat_row.seat] = seat_row.user_id
+        actor.seat_names[seat_row.seat] = name
+        actor.last_seq[seat_row.seat] = seat_row.last_client_seq
+    actor.next_action_seq = len(actions) + 1
+    if row.status != "waiting":
+        state = replay([action_from_json(a) for a in actions], row.seats, conventions, row.first_dealer)
+        if row.clock is not None:
+            clock = ReserveClock.from_json(row.clock)
+            # A restart: the downtime is not charged to anyone (RULES §8.1: the clock runs only while
+            # the table waits for a player, and a dead server waits for nobody).
+            clock = clock.resume_after_restart(mono_ms())
+        else:
+            clock = ReserveClock.new(row.seats, ClockSettings.from_conventions(conventions))
+        sheet = ScoreSheet.from_json(row.sheet) if row.sheet else ScoreSheet.new(row.seats, conventions)
+        actor.game = Game(state, clock, sheet)
+        if row.finish_reason is not None:
+            actor.outcome = GameOutcome(reason=row.finish_reason, settlement=row.settlement)
+        if row.status == "playing" and row.clock is not None:
+            async with ctx.sessions() as session, session.begin():
+                await session.execute(
+                    update(GameTable).where(GameTable.id == table_id).values(clock=clock.to_json())
+                )
+    ctx.tables[table_id] = actor
+    actor.start()
+    return actor
+
+
+async def recover_all(ctx: ServerContext) -> int:
+    """Reload every unfinished table; returns how many."""
+    async with ctx.sessions() as session:
+        ids = (await session.execute(select(GameTable.id).where(GameTable.status.in_(LIVE)))).scalars().all()
+    for table_id in ids:
+        try:
+            await load_actor(ctx, table_id)
+        except Exception:
+            log.exception("table %s could not be recovered", table_id)
+    return len(ids)
+
+
+async def shutdown_all(ctx: ServerContext) -> None:
+    """Graceful stop: every actor ends, running clocks are frozen and persisted."""
+    actors = list(ctx.tables.values())
+    ctx.tables.clear()
+    for actor in actors:
+        await actor.stop()
+        game = actor.game
+        if game is not None and actor.status == "playing":
+            frozen = game.clock.freeze(mono_ms())
+            try:
+                async with ctx.sessions() as session, session.begin():
+                    await session.execute(
+                        update(GameTable).where(GameTable.id == actor.table_id).values(clock=frozen.to_json())
+                    )
+            except Exception:
+                log.exception("table %s: could not freeze its clock", actor.table_id)

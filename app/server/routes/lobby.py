@@ -1,0 +1,251 @@
+"""Rooms and tables: the lobby (list, create, sit, leave) and game history."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from app.auth.roles import Role
+from app.db.models import GameTable, Room, TableSeat, User
+from app.engine.conventions import ConventionError, Conventions, conventions_from
+from app.server.actor import Leave, SeatError, Sit, Stop
+from app.server.deps import ContextDep, CurrentUser, OperatorUser, SessionDep
+from app.server.errors import SEAT_ERROR_STATUS, ApiError
+from app.server.registry import get_actor
+
+router = APIRouter(prefix="/api", tags=["lobby"])
+
+
+class RoomIn(BaseModel):
+    name: str = Field(min_length=1, max_length=128)
+    preset: str = Field("fspr-leningrad", max_length=64)
+    overrides: dict[str, Any] = Field(default_factory=dict)
+
+
+class RoomOut(BaseModel):
+    id: int
+    name: str
+    operator: str
+    preset: str
+    overrides: dict[str, Any]
+    conventions: dict[str, Any]
+
+
+class TableIn(BaseModel):
+    seats: int = Field(3)
+    overrides: dict[str, Any] = Field(default_factory=dict)
+
+
+class SeatOut(BaseModel):
+    seat: int
+    user: str | None
+    connected: bool
+
+
+class TableOut(BaseModel):
+    id: int
+    room_id: int
+    seats: int
+    status: str
+    players: list[SeatOut]
+    conventions: dict[str, Any]
+    finish_reason: str | None = None
+    settlement: dict[str, Any] | None = None
+
+
+class SitIn(BaseModel):
+    seat: int | None = None
+
+
+class StopIn(BaseModel):
+    reason: str = Field(min_length=1, max_length=200)
+
+
+def _validate_conventions(preset: str, overrides: dict[str, Any]) -> Conventions:
+    try:
+        return conventions_from(preset, overrides)
+    except ConventionError as exc:
+        field = str(exc).split(":", 1)[0]
+        raise ApiError(422, "invalid_convention", str(exc), field) from None
+
+
+async def _room_out(session: SessionDep, room: Room) -> RoomOut:
+    operator = await session.get(User, room.operator_id)
+    return RoomOut(
+        id=room.id,
+        name=room.name,
+        operator=operator.name if operator else "?",
+        preset=room.preset,
+        overrides=room.overrides,
+        conventions=room.conventions,
+    )
+
+
+async def _table_out(ctx: ContextDep, session: SessionDep, table: GameTable) -> TableOut:
+    actor = ctx.tables.get(table.id)
+    if actor is not None:
+        players = [SeatOut(**info.model_dump()) for info in actor.seat_infos()]
+        status = actor.status
+    else:
+        rows = (
+            await session.execute(
+                select(TableSeat.seat, User.name)
+                .join(User, User.id == TableSeat.user_id)
+                .where(TableSeat.table_id == table.id)
+            )
+        ).all()
+        names = dict(rows)
+        players = [SeatOut(seat=s, user=names.get(s), connected=False) for s in range(table.seats)]
+        status = table.status
+    return TableOut(
+        id=table.id,
+        room_id=table.room_id,
+        seats=table.seats,
+        status=status,
+        players=players,
+        conventions=table.conventions,
+        finish_reason=table.finish_reason,
+        settlement=table.settlement,
+    )
+
+
+@router.get("/rooms")
+async def list_rooms(_user: CurrentUser, session: SessionDep) -> list[RoomOut]:
+    rooms = (await session.execute(select(Room).where(Room.closed.is_(False)).order_by(Room.id))).scalars()
+    return [await _room_out(session, room) for room in rooms]
+
+
+@router.post("/rooms", status_code=201)
+async def create_room(body: RoomIn, user: OperatorUser, session: SessionDep) -> RoomOut:
+    conventions = _validate_conventions(body.preset, body.overrides)
+    room = Room(
+        name=body.name,
+        operator_id=user.id,
+        preset=body.preset,
+        overrides=body.overrides,
+        conventions=conventions.model_dump(mode="json"),
+        created_at=time.time(),
+    )
+    session.add(room)
+    await session.commit()
+    return await _room_out(session, room)
+
+
+@router.get("/rooms/{room_id}")
+async def get_room(room_id: int, _user: CurrentUser, session: SessionDep) -> RoomOut:
+    room = await session.get(Room, room_id)
+    if room is None:
+        raise ApiError(404, "not_found", f"no room {room_id}")
+    return await _room_out(session, room)
+
+
+@router.get("/rooms/{room_id}/tables")
+async def list_tables(
+    room_id: int, _user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> list[TableOut]:
+    tables = (
+        await session.execute(select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id))
+    ).scalars()
+    return [await _table_out(ctx, session, t) for t in tables]
+
+
+@router.post("/rooms/{room_id}/tables", status_code=201)
+async def open_table(
+    room_id: int, body: TableIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
+) -> TableOut:
+    room = await session.get(Room, room_id)
+    if room is None:
+        raise ApiError(404, "not_found", f"no room {room_id}")
+    if room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
+        raise ApiError(403, "forbidden", "only the room's operator opens tables in it")
+    if body.seats not in (3, 4):
+        raise ApiError(422, "invalid_request", "seats: a table has 3 or 4 seats", "seats")
+    conventions = _validate_conventions(room.preset, {**room.overrides, **body.overrides})
+    table = GameTable(
+        room_id=room.id,
+        seats=body.seats,
+        conventions=conventions.model_dump(mode="json"),
+        first_dealer=secrets.randbelow(body.seats),  # the first deal goes by lot
+        status="waiting",
+        version=0,
+        created_at=time.time(),
+    )
+    session.add(table)
+    await session.commit()
+    await get_actor(ctx, table.id)
+    return await _table_out(ctx, session, table)
+
+
+@router.get("/tables/{table_id}")
+async def get_table(table_id: int, _user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
+    table = await session.get(GameTable, table_id)
+    if table is None:
+        raise ApiError(404, "not_found", f"no table {table_id}")
+    return await _table_out(ctx, session, table)
+
+
+async def _ask(future: asyncio.Future[Any]) -> Any:
+    try:
+        return await asyncio.wait_for(future, timeout=30)
+    except SeatError as exc:
+        raise ApiError(SEAT_ERROR_STATUS.get(exc.code, 409), exc.code, exc.message) from None
+
+
+@router.post("/tables/{table_id}/sit")
+async def sit(table_id: int, body: SitIn, user: CurrentUser, ctx: ContextDep) -> dict[str, int]:
+    actor = await get_actor(ctx, table_id)
+    if actor is None:
+        raise ApiError(404, "not_found", f"no table {table_id}")
+    reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    actor.submit(Sit(user.id, user.name, body.seat, reply))
+    return {"seat": await _ask(reply)}
+
+
+@router.post("/tables/{table_id}/leave")
+async def leave(table_id: int, user: CurrentUser, ctx: ContextDep) -> dict[str, bool]:
+    actor = await get_actor(ctx, table_id)
+    if actor is None:
+        raise ApiError(404, "not_found", f"no table {table_id}")
+    reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    actor.submit(Leave(user.id, reply))
+    await _ask(reply)
+    return {"left": True}
+
+
+@router.post("/tables/{table_id}/stop")
+async def stop_table(
+    table_id: int, body: StopIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, bool]:
+    """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason."""
+    table = await session.get(GameTable, table_id)
+    if table is None:
+        raise ApiError(404, "not_found", f"no table {table_id}")
+    room = await session.get(Room, table.room_id)
+    if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
+        raise ApiError(403, "forbidden", "only the room's operator or an admin stops a table")
+    actor = await get_actor(ctx, table_id)
+    assert actor is not None
+    reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    actor.submit(Stop(f"{user.name}: {body.reason}", reply))
+    await _ask(reply)
+    return {"stopped": True}
+
+
+@router.get("/history")
+async def my_history(user: CurrentUser, ctx: ContextDep, session: SessionDep) -> list[TableOut]:
+    """The finished games the caller played."""
+    tables = (
+        await session.execute(
+            select(GameTable)
+            .join(TableSeat, TableSeat.table_id == GameTable.id)
+            .where(TableSeat.user_id == user.id, GameTable.status.in_(("finished", "awaiting_adjudication")))
+            .order_by(GameTable.id)
+        )
+    ).scalars()
+    return [await _table_out(ctx, session, t) for t in tables]

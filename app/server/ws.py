@@ -1,0 +1,108 @@
+"""The websocket endpoint: one connection per table; framing, size and rate limits, error frames.
+
+Bad input never reaches the table actor: it is answered here with a typed error frame and the
+connection (and the table) go on.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from app.protocol.messages import (
+    ActionMessage,
+    ErrorMessage,
+    PingMessage,
+    PongMessage,
+    ProtocolError,
+    ResyncMessage,
+    parse_client_message,
+)
+from app.server.actor import Act, Connect, Disconnect, Resync
+from app.server.connection import Connection, TokenBucket
+from app.server.context import ServerContext
+from app.server.deps import user_from_token
+from app.server.errors import ApiError
+from app.server.registry import get_actor
+
+router = APIRouter()
+
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_NOT_FOUND = 4404
+CLOSE_POLICY = 1008
+
+
+def _token(websocket: WebSocket) -> str | None:
+    token = websocket.query_params.get("token")
+    if token:
+        return token
+    scheme, _, value = websocket.headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value else None
+
+
+async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+    await websocket.accept()
+    await websocket.send_text(ErrorMessage(code=code, message=message).model_dump_json())
+    await websocket.close(code=close_code)
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_socket(websocket: WebSocket, table_id: int) -> None:
+    ctx: ServerContext = websocket.app.state.ctx
+    settings = ctx.settings
+    try:
+        async with ctx.sessions() as session:
+            user = await user_from_token(ctx, session, _token(websocket))
+    except ApiError as exc:
+        await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
+        return
+    actor = await get_actor(ctx, table_id)
+    if actor is None:
+        await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
+        return
+    await websocket.accept()
+    conn = Connection(websocket, user.id, user.name, settings.send_queue_frames)
+    conn.start()
+    actor.submit(Connect(conn))
+    bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
+    strikes = 0
+    try:
+        while not conn.closed.is_set():
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            text = frame.get("text")
+            if text is None:
+                conn.send(ErrorMessage(code="bad_json", message="binary frames are not accepted"))
+                continue
+            if not bucket.take():
+                strikes += 1
+                if strikes == 1:
+                    conn.send(ErrorMessage(code="rate_limited", message="too many messages; slow down"))
+                if strikes >= settings.rate_strikes_to_close:
+                    await websocket.close(code=CLOSE_POLICY)
+                    break
+                continue
+            strikes = 0
+            if len(text) > settings.max_frame_bytes or len(text.encode()) > settings.max_frame_bytes:
+                limit = settings.max_frame_bytes
+                conn.send(
+                    ErrorMessage(code="frame_too_large", message=f"frames are limited to {limit} bytes")
+                )
+                continue
+            try:
+                message = parse_client_message(text)
+            except ProtocolError as exc:
+                conn.send(ErrorMessage(code=exc.code, message=exc.message))
+                continue
+            if isinstance(message, ActionMessage):
+                actor.submit(Act(conn, message.seq, message.action))
+            elif isinstance(message, ResyncMessage):
+                actor.submit(Resync(conn))
+            elif isinstance(message, PingMessage):
+                conn.send(PongMessage(id=message.id))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        conn.close()
+        actor.submit(Disconnect(conn))
+        await conn.wait_sent()
