@@ -1,0 +1,70 @@
+"""The robots of §8.4 over the table state: the solver robot (§10) and the misère discard robot.
+
+`position_of` maps a deal in card play onto the solver's three seats (the active seats in play order from
+first hand; a 4-seat dealer takes no part in play).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.engine.cards import Card, Suit
+from app.engine.state import TALON, Phase, TableState
+from app.solver import Position, Solver, misere_discard
+from app.solver.errors import InvalidPosition
+
+# The deterministic limit: the same position stops at the same node on every machine (a full 10-card
+# deal is far below it: see bench/solver.py). The time limit is only a guard so the table never stalls.
+DEFAULT_NODE_BUDGET = 50_000_000
+DEFAULT_TIME_BUDGET = 60.0
+
+
+def position_of(state: TableState) -> Position:
+    """The solver position of a deal in contract play (a game or misère), mid-trick included."""
+    deal = state.deal
+    if state.phase is not Phase.PLAY or deal is None or deal.allpass or deal.contract is None:
+        raise InvalidPosition(f"no contract play in progress ({state.phase.value})")
+    if deal.declarer is None or deal.turn is None or any(hand == TALON for hand, _ in deal.trick):
+        raise InvalidPosition("the deal has no declarer or no hand to move")
+    active = deal.active
+    hands = tuple(deal.hands[seat] for seat in active)
+    leader = deal.trick[0][0] if deal.trick else deal.turn
+    return Position(
+        hands=(hands[0], hands[1], hands[2]),
+        trump=None if deal.trump is None else Suit(deal.trump),
+        misere=deal.contract.is_misere,
+        declarer=active.index(deal.declarer),
+        leader=active.index(leader),
+        trick=tuple(card for _, card in deal.trick),
+    )
+
+
+@dataclass
+class SolverRobot:
+    """Plays the lowest optimal card with all cards open; one solver session per robot (one deal)."""
+
+    node_budget: int | None = DEFAULT_NODE_BUDGET
+    time_budget: float | None = DEFAULT_TIME_BUDGET
+    implementation: str | None = None
+    discard_time_budget: float = 1.0
+    _session: Solver | None = field(default=None, init=False, repr=False)
+
+    def play(self, state: TableState) -> Card:
+        if self._session is None:
+            self._session = Solver(self.implementation)
+        position = position_of(state)
+        solution = self._session.solve(position, node_budget=self.node_budget, time_budget=self.time_budget)
+        return solution.lowest
+
+    def misere_discard(self, state: TableState) -> tuple[Card, Card]:
+        """§8.4: from the declarer's twelve cards only; the other hands are not looked at."""
+        deal = state.deal
+        if state.phase is not Phase.DISCARD or deal is None or deal.declarer is None:
+            raise InvalidPosition(f"no discard is due ({state.phase.value})")
+        cards = deal.hands[deal.declarer]
+        # The first lead is first hand's; the discard robot counts seats from the declarer, clockwise.
+        leader = -deal.active.index(deal.declarer) % 3
+        # A seed fixed by the hand: the same hand always gets the same discard (the action is recorded
+        # anyway, so replays never call the robot again).
+        seed = sum(1 << card.index for card in cards)
+        return misere_discard(cards, seed=seed, time_budget=self.discard_time_budget, leader=leader)
