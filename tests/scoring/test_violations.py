@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from app.engine.scoring.catalogue import catalogue_json
 from app.engine.scoring.violations import (
     BY_KEY,
     CATALOGUE,
@@ -31,6 +34,15 @@ def test_catalogue_lists_every_seed_001_row_with_seed_002_overrides() -> None:
     }
     assert {p.effect for p in overrides.values()} == {Effect.EXTRA_TRICKS}
     assert {p.amount for p in overrides.values()} == {2}
+
+
+def test_catalogue_as_json_for_the_judges_screen() -> None:
+    """§11: the catalogue serialises with each role's penalty and whether it can be written."""
+    data = json.loads(json.dumps(catalogue_json()))
+    signals = next(entry for entry in data if entry["key"] == "signals")
+    assert signals["online"] is True
+    assert signals["penalties"]["whister"]["effect"] == "down-tricks"
+    assert signals["penalties"]["whister"]["expressible"] is True
 
 
 def test_physical_table_entries_are_marked_and_refused_online() -> None:

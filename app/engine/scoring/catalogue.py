@@ -388,3 +388,28 @@ CATALOGUE: Final[tuple[Violation, ...]] = (
 )
 
 BY_KEY: Final[Mapping[str, Violation]] = MappingProxyType({v.key: v for v in CATALOGUE})
+
+
+def catalogue_json() -> list[dict[str, object]]:
+    """The catalogue as JSON for a judge's screen: each entry with its penalties per role."""
+    return [
+        {
+            "key": v.key,
+            "phase": v.phase.value,
+            "name": v.name,
+            "seed_name": v.seed_name,
+            "source": v.source,
+            "online": v.online,
+            "penalties": {
+                role.value: {
+                    "text": p.text,
+                    "effect": p.effect.value,
+                    "amount": p.amount,
+                    "on_repeat": p.on_repeat,
+                    "expressible": p.expressible,
+                }
+                for role, p in v.penalties.items()
+            },
+        }
+        for v in CATALOGUE
+    ]
