@@ -253,3 +253,24 @@ def test_closing_needs_a_finished_deal_with_a_timeout() -> None:
     state, _ = drive(state, (), reserve_on=True, robot=NoRobot())
     with pytest.raises(AdjudicationError, match="nobody ran out"):
         close_after_timeout(sheet_for(state), state)
+
+
+def test_two_seats_out_of_time_in_one_deal_are_both_auto_played_and_penalised() -> None:
+    """§8.4: the first timeout ends the game; a second seat that runs out while the deal is completed is
+    auto-played too, and [ours] each seat that ran out gets the §5.8 penalty."""
+    state = dealt()
+    state = timeout_actions(state, 1, reserve_on=True, robot=NoRobot()).state
+    state = play(state, MakeBid(2, bid("6s")))
+    out = timeout_actions(state, 0, reserve_on=True, robot=NoRobot(), flagged={1})
+    assert out.actions == (TimeOut(0), PassBid(0))
+    state = declared(out.state, 2, "6s")
+    # Both defenders are out of time: one run of the procedure takes every call they still owe.
+    out = timeout_actions(state, 0, reserve_on=True, robot=NoRobot(), flagged={0, 1})
+    assert out.actions == (CallWhist(0, PASS), CallWhist(1, HALF), CallWhist(0, PASS))
+    assert out.state.phase is Phase.DEAL_OVER
+    start = sheet_for(state)
+    close = close_after_timeout(start, out.state)
+    assert close.penalised == (0, 1)
+    assert close.sheet.whists[2][0] == close.sheet.whists[2][1] == 50
+    assert close.sheet.whists[0][1] == 50 and close.sheet.whists[1][0] == 50
+    assert [line.kind for line in close.sheet.history] == ["game", "timeout", "timeout"]
