@@ -1,0 +1,227 @@
+"""Fixtures: a real server (``python -m app serve``) in a subprocess on a free loopback port, on SQLite
+or on PostgreSQL.
+
+PostgreSQL tests (marker ``postgres``) use ``PREFERANS_TEST_PG_URL``; every server gets a fresh database
+``preferans_test_<random>`` that is dropped afterwards. When CI=true and PostgreSQL is unreachable they
+fail instead of skipping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.auth.roles import Role
+from app.auth.users import create_user
+from app.bots.client import Api
+from app.db.engine import make_engine, make_sessionmaker
+from app.db.migrate import upgrade
+
+ROOT = Path(__file__).resolve().parents[2]
+OPERATOR = "operator1"
+ADMIN = "admin1"
+PASSWORD = "operator-password"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class ServerProcess:
+    """One server process; `kill` is kill -9, `start` (re)starts on the same port and database."""
+
+    database_url: str
+    port: int = field(default_factory=free_port)
+    log_path: Path | None = None
+    proc: subprocess.Popen[bytes] | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["DATABASE_URL"] = self.database_url
+        env.update(self.extra_env)
+        return env
+
+    def cli(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "app", *args],
+            input=stdin,
+            env=self.env(),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    def start(self) -> None:
+        assert self.proc is None or self.proc.poll() is not None
+        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+             "--log-level", "warning"],
+            env=self.env(),
+            cwd=ROOT,
+            stdout=log,
+            stderr=log,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}; see {self.log_path}")
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("server did not come up in 60 s")
+
+    def kill(self) -> None:
+        """kill -9: no shutdown code runs."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+
+def _pg_base_url() -> str | None:
+    return os.environ.get("PREFERANS_TEST_PG_URL")
+
+
+async def _pg_admin(base_url: str, sql: str) -> None:
+    import asyncpg
+
+    dsn = base_url.replace("postgresql+asyncpg://", "postgresql://")
+    conn = await asyncpg.connect(dsn, timeout=10)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def pg_base_url() -> str:
+    url = _pg_base_url()
+    ci = os.environ.get("CI", "").lower() == "true"
+    if not url:
+        if ci:
+            pytest.fail("CI=true but PREFERANS_TEST_PG_URL is not set (scripts/ensure-postgres prints it)")
+        pytest.skip("PREFERANS_TEST_PG_URL is not set")
+    try:
+        asyncio.run(_pg_admin(url, "SELECT 1"))
+    except Exception as exc:
+        if ci:
+            pytest.fail(f"CI=true but PostgreSQL at {url} is unreachable: {exc}")
+        pytest.skip(f"PostgreSQL unreachable: {exc}")
+    return url
+
+
+def _replace_db(url: str, name: str) -> str:
+    head, _, _ = url.rpartition("/")
+    return f"{head}/{name}"
+
+
+@pytest.fixture
+def pg_database(pg_base_url: str) -> Iterator[str]:
+    name = f"preferans_test_{secrets.token_hex(6)}"
+    asyncio.run(_pg_admin(pg_base_url, f'CREATE DATABASE "{name}"'))
+    try:
+        yield _replace_db(pg_base_url, name)
+    finally:
+        asyncio.run(_pg_admin(pg_base_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+async def _add_users(database_url: str) -> None:
+    engine = make_engine(database_url)
+    try:
+        async with make_sessionmaker(engine)() as session, session.begin():
+            await create_user(session, OPERATOR, PASSWORD, Role.OPERATOR)
+            await create_user(session, ADMIN, PASSWORD, Role.ADMIN)
+    finally:
+        await engine.dispose()
+
+
+def _server(database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
+    server = ServerProcess(database_url, log_path=tmp_path / "server.log")
+    # In-process for speed; `python -m app users add` itself is tested in test_accounts.py.
+    upgrade(database_url)
+    asyncio.run(_add_users(database_url))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
+    """A running server on each database."""
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
+    else:
+        url = request.getfixturevalue("pg_database")
+    yield from _server(url, tmp_path)
+
+
+@pytest.fixture
+def sqlite_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}", tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One SQLite server for a whole module of quick tests."""
+    yield from _server(
+        f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('db') / 'preferans.db'}",
+        tmp_path_factory.mktemp("log"),
+    )
+
+
+async def login(server: ServerProcess, name: str, password: str = PASSWORD) -> Api:
+    api = Api(server.url)
+    await api.login(name, password)
+    return api
+
+
+async def new_player(server: ServerProcess, prefix: str = "p") -> Api:
+    api = Api(server.url)
+    name = f"{prefix}{secrets.token_hex(4)}"
+    await api.register(name, "player-password")
+    await api.login(name, "player-password")
+    return api
+
+
+@pytest.fixture
+async def operator(server: ServerProcess) -> AsyncIterator[Api]:
+    api = await login(server, OPERATOR)
+    yield api
+    await api.close()

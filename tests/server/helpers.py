@@ -1,0 +1,75 @@
+"""Helpers shared by the end-to-end tests: seat bots at a fresh table and play it out."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from app.bots.client import Api, TableClient, play_table, random_chooser
+from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
+
+
+@dataclass
+class Table:
+    id: int
+    players: list[Api]
+    clients: list[TableClient]
+    spectator: TableClient | None
+    operator: Api
+
+    async def close(self) -> None:
+        for client in [*self.clients, *([self.spectator] if self.spectator else [])]:
+            await client.close()
+        for api in [*self.players, self.operator]:
+            await api.close()
+
+
+async def open_table(
+    server: ServerProcess,
+    seats: int,
+    overrides: dict[str, Any],
+    *,
+    record: bool = False,
+    spectator: bool = False,
+) -> Table:
+    operator = await login(server, OPERATOR)
+    room = await operator.create_room("test room", overrides)
+    table = await operator.open_table(room["id"], seats)
+    players = [await new_player(server) for _ in range(seats)]
+    clients = []
+    watcher = None
+    if spectator:
+        watcher_api = await new_player(server, "spec")
+        watcher = TableClient(watcher_api.ws_url(table["id"]), record=record)
+        await watcher.connect()
+        players.append(watcher_api)
+    for seat in range(seats):
+        client = TableClient(players[seat].ws_url(table["id"]), record=record)
+        await client.connect()
+        clients.append(client)
+        await players[seat].sit(table["id"], seat)
+    return Table(table["id"], players, clients, watcher, operator)
+
+
+async def watch_to_end(client: TableClient, timeout: float = 300.0) -> dict[str, Any]:
+    final: dict[str, Any] = await play_table(client, None, idle_timeout=timeout)
+    return final
+
+
+async def play_out(
+    table: Table, seed: int = 0, idle_seat: int | None = None, timeout: float = 300.0
+) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    games = [
+        play_table(
+            client,
+            None if seat == idle_seat else random_chooser(random.Random(rng.random())),
+            idle_timeout=timeout,
+        )
+        for seat, client in enumerate(table.clients)
+    ]
+    if table.spectator is not None:
+        games.append(watch_to_end(table.spectator, timeout))
+    return list(await asyncio.wait_for(asyncio.gather(*games), timeout))
