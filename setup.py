@@ -33,9 +33,9 @@ class OptionalBuildExt(build_ext):
 
     def _skip(self, exc: Exception) -> None:
         if STRICT:
-            raise
+            raise exc
         print(
-            f"WARNING: the compiled solver was not built ({exc!r}); app.solver will use the pure-Python kernel",
+            f"WARNING: the compiled solver was not built ({exc!r}); app.solver uses the pure-Python kernel",
             file=sys.stderr,
         )
 

@@ -52,7 +52,7 @@ class Kernel:
     def table_size(self) -> int:
         return len(self._tt)
 
-    def run(
+    def run(  # noqa: PLR0917 - the kernels' hot entry point takes plain positional values
         self,
         hands: tuple[int, int, int],
         trump: int,
@@ -91,7 +91,7 @@ class Kernel:
 
     # -- root -------------------------------------------------------------------------------------
 
-    def _root(
+    def _root(  # noqa: PLR0917
         self, leader: int, tlen: int, t0: int, t1: int, mode: int, beta: int
     ) -> tuple[int, list[tuple[int, int]]]:
         if mode == MODE_TEST:

@@ -37,6 +37,7 @@ def trick_winner(leader: int, trick: tuple[Card, ...], trump: Suit | None) -> in
 
 def minimax(
     hands: tuple[tuple[Card, ...], ...],
+    *,
     trump: Suit | None,
     misere: bool,
     declarer: int,
@@ -49,19 +50,27 @@ def minimax(
         return 0
     values = []
     for card in legal_cards(hands[mover], trick, trump):
-        new_hands = tuple(tuple(c for c in h if c is not card) if i == mover else h for i, h in enumerate(hands))
+        new_hands = tuple(
+            tuple(c for c in h if c is not card) if i == mover else h for i, h in enumerate(hands)
+        )
         played = (*trick, card)
         if len(played) == 3:
             w = trick_winner(leader, played, trump)
-            values.append((w == declarer) + minimax(new_hands, trump, misere, declarer, w, ()))
+            values.append(
+                (w == declarer)
+                + minimax(new_hands, trump=trump, misere=misere, declarer=declarer, leader=w, trick=())
+            )
         else:
-            values.append(minimax(new_hands, trump, misere, declarer, leader, played))
+            values.append(
+                minimax(new_hands, trump=trump, misere=misere, declarer=declarer, leader=leader, trick=played)
+            )
     maximise = (mover == declarer) != misere
     return max(values) if maximise else min(values)
 
 
 def card_values(
     hands: tuple[tuple[Card, ...], ...],
+    *,
     trump: Suit | None,
     misere: bool,
     declarer: int,
@@ -71,11 +80,17 @@ def card_values(
     mover = (leader + len(trick)) % 3
     out: dict[Card, int] = {}
     for card in legal_cards(hands[mover], trick, trump):
-        new_hands = tuple(tuple(c for c in h if c is not card) if i == mover else h for i, h in enumerate(hands))
+        new_hands = tuple(
+            tuple(c for c in h if c is not card) if i == mover else h for i, h in enumerate(hands)
+        )
         played = (*trick, card)
         if len(played) == 3:
             w = trick_winner(leader, played, trump)
-            out[card] = (w == declarer) + minimax(new_hands, trump, misere, declarer, w, ())
+            out[card] = (w == declarer) + minimax(
+                new_hands, trump=trump, misere=misere, declarer=declarer, leader=w, trick=()
+            )
         else:
-            out[card] = minimax(new_hands, trump, misere, declarer, leader, played)
+            out[card] = minimax(
+                new_hands, trump=trump, misere=misere, declarer=declarer, leader=leader, trick=played
+            )
     return out

@@ -1,0 +1,32 @@
+"""Double-dummy solver robot (RULES.md §10) and the misère discard robot (§8.4).
+
+`IMPLEMENTATION` names the kernel in use: ``"cython"`` (compiled, built by ``pip install -e .``) or
+``"python"`` (its pure twin, used when the extension is missing or ``PREFERANS_PURE_SOLVER=1``).
+"""
+
+from __future__ import annotations
+
+from app.solver._impl import IMPLEMENTATION, KERNELS, PURE_ENV
+from app.solver.api import Solution, Solver, analyse, declarer_makes, play_out, solve
+from app.solver.errors import InvalidPosition, SolverBudgetExceeded, SolverError
+from app.solver.misere import misere_discard
+from app.solver.position import Position, legal_cards, trick_winner
+
+__all__ = [
+    "IMPLEMENTATION",
+    "KERNELS",
+    "PURE_ENV",
+    "InvalidPosition",
+    "Position",
+    "Solution",
+    "Solver",
+    "SolverBudgetExceeded",
+    "SolverError",
+    "analyse",
+    "declarer_makes",
+    "legal_cards",
+    "misere_discard",
+    "play_out",
+    "solve",
+    "trick_winner",
+]

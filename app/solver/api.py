@@ -1,0 +1,189 @@
+"""Double-dummy solving of positions: `solve`, `analyse`, `declarer_makes`, and the `Solver` session.
+
+Values count the declarer's tricks from the position to the end of the deal, the current trick included,
+under optimal play by all sides (RULES.md §10): in a trick contract the declarer maximises them and the
+defenders minimise them; in misère the other way round.
+
+Budgets: ``node_budget`` (search nodes, deterministic: the same position always stops at the same point in
+either kernel) is the one to rely on; ``time_budget`` (seconds of the process's monotonic clock) is a
+guard only, for the server not to stall, and may stop a search on a slow moment that a quiet machine
+would finish. Exceeding either raises `SolverBudgetExceeded` and decides nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.engine.cards import DECK, Card
+from app.solver import _impl
+from app.solver._pure import MODE_ANALYSE, MODE_BEST, MODE_TEST
+from app.solver.errors import InvalidPosition
+from app.solver.position import Position
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """The value of a position and the optimal cards of the player to move.
+
+    ``best`` is ordered by card index (suit-major). The robot that finishes a deal plays `lowest`: the
+    optimal card of lowest rank, ties broken by suit order ♠ ♣ ♦ ♥ (RULES.md §8.4 "lowest optimal card").
+    """
+
+    declarer_tricks: int
+    best: tuple[Card, ...]
+    nodes: int
+
+    @property
+    def lowest(self) -> Card:
+        if not self.best:
+            raise InvalidPosition("no card to play: the deal is over")
+        return min(self.best, key=lambda c: (c.rank, c.suit))
+
+
+def _masks(position: Position) -> tuple[int, int, int]:
+    h0, h1, h2 = (sum(1 << c.index for c in hand) for hand in position.hands)
+    return h0, h1, h2
+
+
+def _run_cards(position: Position, head: Card) -> list[Card]:
+    """``head`` and the cards of the same hand it is interchangeable with (no other live card between)."""
+    hand = position.hands[position.mover]
+    live = {c.index for h in position.hands for c in h} | {c.index for c in position.trick}
+    mine = {c.index for c in hand}
+    out = [head]
+    index = head.index + 1
+    while index < (head.suit + 1) * 8:
+        if index in live:
+            if index not in mine:
+                break
+            out.append(DECK[index])
+        index += 1
+    return out
+
+
+class Solver:
+    """A solving session: keeps one transposition table warm across the positions it is given.
+
+    Use one session for the positions of one deal (a robot finishing it card by card); results never
+    depend on the table's contents, only node counts (and so budgets) do.
+    """
+
+    def __init__(self, implementation: str | None = None) -> None:
+        name = implementation or _impl.IMPLEMENTATION
+        try:
+            factory = _impl.KERNELS[name]
+        except KeyError:
+            raise ValueError(f"solver implementation {name!r} is not available here") from None
+        self.implementation = name
+        self._kernel = factory()
+
+    def _run(
+        self, position: Position, mode: int, beta: int, node_budget: int | None, time_budget: float | None
+    ) -> tuple[int, list[tuple[int, int]]]:
+        return self._kernel.run(
+            _masks(position),
+            -1 if position.trump is None else int(position.trump),
+            position.misere,
+            position.declarer,
+            position.leader,
+            tuple(c.index for c in position.trick),
+            mode,
+            beta,
+            node_budget or 0,
+            time_budget or 0.0,
+        )
+
+    @property
+    def nodes(self) -> int:
+        """Search nodes of the last call."""
+        return int(self._kernel.nodes)
+
+    def solve(
+        self, position: Position, *, node_budget: int | None = None, time_budget: float | None = None
+    ) -> Solution:
+        if position.tricks_left == 0:
+            return Solution(0, (), 0)
+        value, heads = self._run(position, MODE_BEST, 0, node_budget, time_budget)
+        best = [card for c, ok in heads if ok for card in _run_cards(position, DECK[c])]
+        return Solution(value, tuple(sorted(best, key=lambda c: c.index)), self.nodes)
+
+    def analyse(
+        self, position: Position, *, node_budget: int | None = None, time_budget: float | None = None
+    ) -> dict[Card, int]:
+        if position.tricks_left == 0:
+            return {}
+        _, heads = self._run(position, MODE_ANALYSE, 0, node_budget, time_budget)
+        out = {card: v for c, v in heads for card in _run_cards(position, DECK[c])}
+        return dict(sorted(out.items(), key=lambda kv: kv[0].index))
+
+    def declarer_makes(
+        self,
+        position: Position,
+        tricks: int,
+        *,
+        node_budget: int | None = None,
+        time_budget: float | None = None,
+    ) -> bool:
+        """Whether the declarer takes at least ``tricks`` from here (a single null-window search)."""
+        value, _ = self._run(position, MODE_TEST, tricks, node_budget, time_budget)
+        return value == 1
+
+    def clear(self) -> None:
+        self._kernel.clear()
+
+
+def solve(
+    position: Position,
+    *,
+    node_budget: int | None = None,
+    time_budget: float | None = None,
+    implementation: str | None = None,
+) -> Solution:
+    """The declarer's tricks from here under optimal play, and the optimal cards of the player to move."""
+    return Solver(implementation).solve(position, node_budget=node_budget, time_budget=time_budget)
+
+
+def analyse(
+    position: Position,
+    *,
+    node_budget: int | None = None,
+    time_budget: float | None = None,
+    implementation: str | None = None,
+) -> dict[Card, int]:
+    """For every legal card: the declarer's tricks from here (this trick included) if it is played."""
+    return Solver(implementation).analyse(position, node_budget=node_budget, time_budget=time_budget)
+
+
+def declarer_makes(
+    position: Position,
+    tricks: int,
+    *,
+    node_budget: int | None = None,
+    time_budget: float | None = None,
+    implementation: str | None = None,
+) -> bool:
+    """Whether the declarer takes at least ``tricks`` from here under optimal play."""
+    return Solver(implementation).declarer_makes(
+        position, tricks, node_budget=node_budget, time_budget=time_budget
+    )
+
+
+def play_out(
+    position: Position,
+    *,
+    node_budget: int | None = None,
+    time_budget: float | None = None,
+    implementation: str | None = None,
+) -> list[tuple[int, Card]]:
+    """The robot's play from ``position`` to the end: (seat, card) per card, each the lowest optimal card.
+
+    RULES.md §8.4: every side plays optimally with all cards open, card by card, so each seat's tricks are
+    real. The budgets apply to each card's search; one session keeps the table warm across the deal.
+    """
+    session = Solver(implementation)
+    played: list[tuple[int, Card]] = []
+    while position.tricks_left:
+        card = session.solve(position, node_budget=node_budget, time_budget=time_budget).lowest
+        played.append((position.mover, card))
+        position, _ = position.play(card)
+    return played
