@@ -1,0 +1,191 @@
+"""Card play, misère, all-pass deals (RULES.md §4.9, §6, §10, §12) and the engine's timeout actions (§8.4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine import (
+    Bid,
+    DealKind,
+    Discard,
+    IllegalAction,
+    NameContract,
+    Phase,
+    TimeOut,
+    apply,
+    current_actor,
+    legal_actions,
+    view,
+)
+from app.engine.cards import parse_cards
+
+from .helpers import bid, pas, play, run, start, whist
+
+
+def _cards(state: object) -> set[str]:
+    return {a.card.text for a in legal_actions(state) if hasattr(a, "card")}  # type: ignore[arg-type]
+
+
+def test_follow_suit_else_trump_else_any() -> None:
+    """§10 [K 3.9.3]: follow suit; if void, trump if possible; else any card."""
+    hands = {
+        1: "sA sK sQ sJ sT s9 s8 s7 hA hK",
+        2: "dA dK dQ dJ dT d9 d8 d7 cA cK",
+        0: "hQ hJ hT h9 h8 h7 cQ cJ cT c9",
+    }
+    state = start(hands=hands, talon="c8 c7")
+    state = run(state, bid(1, "6s"), pas(2), pas(0), Discard(1, tuple(parse_cards(["c8", "c7"]))))  # type: ignore[arg-type]
+    state = run(state, NameContract(1, Bid.parse("6s")), whist(2, "whist"), whist(0, "whist"))
+    state = run(state, play(1, "hA"))
+    assert _cards(state) == {
+        "dA",
+        "dK",
+        "dQ",
+        "dJ",
+        "dT",
+        "d9",
+        "d8",
+        "d7",
+        "cA",
+        "cK",
+    }  # void, no trumps: any
+    state = run(state, play(2, "cA"))
+    assert _cards(state) == {"hQ", "hJ", "hT", "h9", "h8", "h7"}  # must follow hearts
+    with pytest.raises(IllegalAction):
+        apply(state, play(0, "cQ"))
+    state = run(state, play(0, "hQ"))
+    assert state.deal.taken[1] == 1 and current_actor(state) == 1  # type: ignore[union-attr]
+    state = run(state, play(1, "hK"), play(2, "cK"), play(0, "hJ"), play(1, "s7"))
+    assert _cards(state) == {"dA", "dK", "dQ", "dJ", "dT", "d9", "d8", "d7"}  # void in spades: any
+
+
+def test_trump_beats_the_led_suit() -> None:
+    """§10: a trump wins over the led suit."""
+    hands = {
+        1: "hA hK hQ hJ hT h9 h8 h7 cA cK",
+        2: "sA sK sQ sJ sT s9 s8 s7 cQ cJ",
+        0: "dA dK dQ dJ dT d9 d8 d7 cT c9",
+    }
+    state = start(hands=hands, talon="c8 c7")
+    state = run(state, bid(1, "6s"), pas(2), pas(0), Discard(1, tuple(parse_cards(["c8", "c7"]))))  # type: ignore[arg-type]
+    state = run(state, NameContract(1, Bid.parse("6h")), whist(2, "whist"), whist(0, "whist"))
+    state = run(
+        state, play(1, "cA"), play(2, "cQ"), play(0, "cT"), play(1, "cK"), play(2, "cJ"), play(0, "c9")
+    )
+    state = run(state, play(1, "hA"))
+    assert _cards(state) == {"sA", "sK", "sQ", "sJ", "sT", "s9", "s8", "s7"}
+    state = run(state, play(2, "s7"), play(0, "d7"))
+    assert state.deal.taken[1] == 3  # type: ignore[union-attr]
+
+
+def test_misere_defenders_lie_down_after_the_declarers_first_lead() -> None:
+    """§12: misère defenders open right after the declarer's first lead when he is first hand."""
+    state = start(hands={1: "s7 s8 s9 c7 c8 c9 d7 d8 h7 h8"}, talon="sA hA")
+    state = run(state, bid(1, "misere"), pas(2), pas(0), Discard(1, tuple(parse_cards(["sA", "hA"]))))  # type: ignore[arg-type]
+    assert state.phase is Phase.PLAY and view(state, None)["deal"]["hands"] == {}
+    state = run(state, play(1, "s7"))
+    assert set(view(state, None)["deal"]["hands"]) == {"0", "2"}
+    assert "1" not in view(state, 2)["deal"]["hands"]  # the declarer's hand stays closed
+
+
+def test_misere_defenders_lie_down_before_their_first_lead() -> None:
+    """§12: when a defender leads trick 1, the defenders open before the lead."""
+    state = start(dealer=0)
+    state = run(state, pas(1), bid(2, "misere"), pas(0))
+    state = run(state, Discard(2, tuple(state.deal.hands[2][:2])))  # type: ignore[arg-type, union-attr]
+    assert state.phase is Phase.PLAY and current_actor(state) == 1
+    assert set(view(state, 2)["deal"]["hands"]) == {"0", "1", "2"}
+
+
+def test_misere_plays_ten_tricks_and_counts_the_declarers() -> None:
+    """§4.2, §5.7: misère is played out; the result carries the declarer's tricks."""
+    state = start(dealer=0)
+    state = run(state, pas(1), bid(2, "misere"), pas(0))
+    state = run(state, Discard(2, tuple(state.deal.hands[2][:2])))  # type: ignore[arg-type, union-attr]
+    while state.phase is Phase.PLAY:
+        state = run(state, legal_actions(state)[0])
+    result = state.last_result
+    assert result is not None and result.kind is DealKind.MISERE and sum(result.tricks.values()) == 10  # type: ignore[union-attr]
+
+
+def _allpass(
+    seats: int, dealer: int, talon: str, hands: dict[int, str] | None = None, **kw: object
+) -> object:
+    state = start(seats=seats, dealer=dealer, hands=hands or {}, talon=talon, **kw)  # type: ignore[arg-type]
+    order = [(dealer + 1) % seats, (dealer + 2) % seats, (dealer + 3) % seats if seats == 4 else dealer]
+    return run(state, *(pas(s) for s in order))
+
+
+def test_allpass_talon_card_leads_tricks_one_and_two() -> None:
+    """§6.2: the first talon card is the lead of trick 1, the second of trick 2; first hand follows."""
+    state = _allpass(3, 0, "hA d7")
+    assert state.deal.trick[0][1].text == "hA" and current_actor(state) == 1  # type: ignore[attr-defined]
+    assert view(state, None)["deal"]["talon"] == ["hA"]  # type: ignore[arg-type]
+
+
+def test_allpass_talon_card_winning_trick_one_goes_to_the_dealer() -> None:
+    """§6.2: a trick won by a talon card goes to the dealer (talon_tricks)."""
+    hands = {
+        1: "h7 s7 s8 s9 sT sJ sQ sK sA c7",
+        2: "h8 c8 c9 cT cJ cQ cK cA d8 d9",
+        0: "h9 dT dJ dQ dK dA hT hJ hQ hK",
+    }
+    state = _allpass(3, 0, "hA d7", hands)
+    state = run(state, play(1, "h7"), play(2, "h8"), play(0, "h9"))  # type: ignore[arg-type]
+    assert state.deal.talon_taken == 1  # type: ignore[attr-defined]
+    assert state.deal.trick[0][1].text == "d7" and current_actor(state) == 1  # type: ignore[attr-defined]
+
+
+def test_allpass_first_hand_leads_trick_three() -> None:
+    """§6.2: after the two talon tricks, first hand leads trick 3 whoever won trick 2."""
+    hands = {
+        1: "h7 s7 s8 s9 sT sJ sQ sK sA c7",
+        2: "h8 c8 c9 cT cJ cQ cK cA d8 d9",
+        0: "h9 dT dJ dQ dK dA hT hJ hQ hK",
+    }
+    state = _allpass(3, 0, "hA d7", hands)
+    state = run(state, play(1, "h7"), play(2, "h8"), play(0, "h9"))  # type: ignore[arg-type]
+    state = run(state, play(1, "s7"), play(2, "d9"), play(0, "dA"))  # seat 0 wins trick 2
+    assert state.deal.taken[0] == 1 and current_actor(state) == 1  # type: ignore[union-attr]
+
+
+def test_allpass_at_three_seats_without_talon_when_convention_off() -> None:
+    """§6.2: "на четверых" is a convention at 3 seats; off, first hand leads trick 1."""
+    state = _allpass(3, 0, "hA d7", allpass_talon_at_three=False)
+    assert state.deal.trick == () and current_actor(state) == 1  # type: ignore[attr-defined]
+
+
+def test_allpass_at_four_seats_uses_the_talon() -> None:
+    """§6.2 [K 3.7.6.1]: at 4 seats the talon leads tricks 1 and 2."""
+    state = _allpass(4, 2, "hA d7")
+    assert state.deal.trick[0][1].text == "hA" and current_actor(state) == 3  # type: ignore[attr-defined]
+
+
+def test_allpass_series_counts_and_seven_spades_exits() -> None:
+    """§6.5: consecutive all-pass deals form a series; a made 7 ends it."""
+    from app.engine import Shuffle
+
+    from .helpers import deck_for
+
+    state = _allpass(3, 0, "hA d7")
+    while state.phase is Phase.PLAY:  # type: ignore[attr-defined]
+        state = run(state, legal_actions(state)[0])  # type: ignore[arg-type]
+    state = run(state, Shuffle(deck_for(3, 1, {})))  # type: ignore[arg-type]
+    assert state.allpass_series == 1  # type: ignore[attr-defined]
+    assert "7s" in {a.bid.text for a in legal_actions(state) if hasattr(a, "bid")}  # type: ignore[arg-type]
+
+
+def test_timeout_then_allpass_auction_voids_the_deal() -> None:
+    """§8.4: if the auction with the timed-out player ends in all-pass, the deal is void."""
+    state = run(start(), TimeOut(1), pas(1), pas(2), pas(0))
+    assert state.phase is Phase.DEAL_OVER and state.last_result.kind is DealKind.VOID  # type: ignore[union-attr]
+
+
+def test_timeout_in_allpass_writes_remaining_tricks_up_to_the_cap() -> None:
+    """§8.4: remaining all-pass tricks go to the timed-out player, never more than the cap (6) in all."""
+    state = _allpass(3, 0, "hA d7")
+    state = run(state, TimeOut(2))  # type: ignore[arg-type]
+    result = state.last_result  # type: ignore[attr-defined]
+    assert result.kind is DealKind.ALLPASS and result.tricks[2] == 6 and result.timed_out == 2
+    capped = run(_allpass(3, 0, "hA d7", allpass_timeout_cap=10), TimeOut(2))  # type: ignore[arg-type]
+    assert capped.last_result.tricks[2] == 10  # type: ignore[union-attr]
