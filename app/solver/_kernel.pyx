@@ -37,6 +37,7 @@ ctypedef struct Entry:
     uint64_t k2
     int8_t lo
     int8_t hi
+    uint8_t move  # 0, or 1 + suit * 8 + order of the card that settled the last search here
     uint8_t used
 
 
@@ -162,7 +163,7 @@ cdef int _grow(Search* s) noexcept nogil:
     return 1
 
 
-cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int beta) noexcept nogil:
+cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int beta, int move) noexcept nogil:
     cdef Entry* e = _find(s, k1, k2)
     if e == NULL:
         if s.count >= TT_LIMIT:
@@ -177,12 +178,15 @@ cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int be
         e.k2 = k2
         e.lo = 0
         e.hi = <int8_t>n
+        e.move = 0
         e.used = 1
         s.count += 1
     if result:
         e.lo = <int8_t>beta
     else:
         e.hi = <int8_t>(beta - 1)
+    if move:
+        e.move = <uint8_t>move
 
 
 cdef inline void _key(Search* s, int leader, uint64_t* k1, uint64_t* k2) noexcept nogil:
@@ -205,7 +209,64 @@ cdef inline void _key(Search* s, int leader, uint64_t* k1, uint64_t* k2) noexcep
     k2[0] = <uint64_t>c2 | (<uint64_t>leader << 32) | s.tag
 
 
-cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int* out) noexcept nogil:
+cdef inline int _code_of(Search* s, int c) noexcept nogil:
+    cdef int sh = c & 24
+    cdef uint32_t live = ((s.h[0] | s.h[1] | s.h[2]) >> sh) & 255
+    return 1 + sh + _popcount(live & ((<uint32_t>1 << (c & 7)) - 1))
+
+
+cdef inline int _card_of(Search* s, int code) noexcept nogil:
+    cdef int sh = (code - 1) & 24
+    cdef int order = (code - 1) & 7
+    cdef uint32_t live = ((s.h[0] | s.h[1] | s.h[2]) >> sh) & 255
+    cdef int r
+    for r in range(8):
+        if (live >> r) & 1:
+            if order == 0:
+                return sh + r
+            order -= 1
+    return -1
+
+
+cdef inline int _bit_length(uint32_t x) noexcept nogil:
+    return 0 if x == 0 else 32 - __builtin_clz(x)
+
+
+cdef int _sure_tricks(Search* s, int p) noexcept nogil:
+    """See ``_pure.Kernel._sure_tricks``."""
+    cdef uint32_t own = s.h[p]
+    cdef uint32_t q1 = s.h[(p + 1) % 3]
+    cdef uint32_t q2 = s.h[(p + 2) % 3]
+    cdef int trump = s.trump
+    cdef int t_sh = trump << 3
+    cdef bint q1_trumps = trump >= 0 and ((q1 >> t_sh) & 255) != 0
+    cdef bint q2_trumps = trump >= 0 and ((q2 >> t_sh) & 255) != 0
+    cdef int total = 0
+    cdef int sh, count, len1, len2
+    cdef uint32_t mine, o1, o2, other, top
+    for sh in range(0, 32, 8):
+        mine = (own >> sh) & 255
+        if not mine:
+            continue
+        o1 = (q1 >> sh) & 255
+        o2 = (q2 >> sh) & 255
+        other = o1 | o2
+        top = mine & ~((<uint32_t>1 << _bit_length(other)) - 1)
+        count = _popcount(top)
+        if count and sh != t_sh:
+            if q1_trumps:
+                len1 = _popcount(o1)
+                if len1 < count:
+                    count = len1
+            if q2_trumps:
+                len2 = _popcount(o2)
+                if len2 < count:
+                    count = len2
+        total += count
+    return total
+
+
+cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int first, int* out) noexcept nogil:
     """Run heads of the legal cards, most promising first; returns how many."""
     cdef uint32_t hand = s.h[mover]
     cdef uint32_t legal = _legal(s, mover, tlen, t0)
@@ -219,8 +280,9 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int*
     cdef int keys[16]
     cdef int n = 0
     cdef int sidx, sh, r, c, score, k, j
-    cdef uint32_t ms, ls, heads
+    cdef uint32_t ms, ls, heads, o1, o2, low1, low2, low_d, low_p, b
     cdef bint beats, good
+    cdef int found
     if tlen:
         wc = t0
         wp = leader
@@ -234,13 +296,35 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int*
             continue
         ls = (live >> sh) & 255
         heads = C_HEADS[(ls << 8) | ms]
+        low1 = 0
+        low2 = 0
+        if tlen == 0 and misere:
+            o1 = (s.h[(mover + 1) % 3] >> sh) & 255
+            o2 = (s.h[(mover + 2) % 3] >> sh) & 255
+            low1 = o1 & (~o1 + 1)
+            low2 = o2 & (~o2 + 1)
         for r in range(8):
             if not ((heads >> r) & 1):
                 continue
             c = sh + r
             if tlen == 0:
                 if misere:
-                    score = 10 - r
+                    b = <uint32_t>1 << r
+                    if mover == declarer:
+                        score = 50 + r if (low1 > b or low2 > b) else 10 - r
+                    else:
+                        if (mover + 1) % 3 == declarer:
+                            low_d = low1
+                            low_p = low2
+                        else:
+                            low_d = low2
+                            low_p = low1
+                        if not low_d:
+                            score = 8 - r
+                        elif low_d > b and (not low_p or low_p < low_d):
+                            score = 68 - r
+                        else:
+                            score = 28 - r
                 elif ((ls & ~((hand >> sh) & 255)) >> r) == 0:
                     score = 30
                 else:
@@ -248,7 +332,7 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int*
             else:
                 beats = _beats(s, c, wc)
                 good = ((mover if beats else wp) == declarer) == maxer
-                score = r if dumps_high else 8 - r
+                score = r if (dumps_high or (misere and not beats)) else 8 - r
                 if good:
                     score += 100
             k = ((1000 - score) << 5) | c
@@ -259,8 +343,15 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int*
                 j -= 1
             keys[j] = k
             n += 1
+    found = 0
     for j in range(n):
         out[j] = keys[j] & 31
+        if out[j] == first:
+            found = j
+    if found > 0:
+        for j in range(found, 0, -1):
+            out[j] = out[j - 1]
+        out[0] = first
     return n
 
 
@@ -274,6 +365,8 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noex
     cdef bint maxer
     cdef int moves[16]
     cdef int c
+    cdef int first = -1
+    cdef int cut = -1
     s.nodes += 1
     if s.nodes > s.budget:
         s.abort_reason = 1
@@ -300,9 +393,17 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noex
                 return 1
             if e.hi < beta:
                 return 0
+            if e.move:
+                first = _card_of(s, e.move)
+        if not s.misere:
+            if leader == s.declarer:
+                if _sure_tricks(s, leader) >= beta:
+                    return 1
+            elif n - _sure_tricks(s, leader) < beta:
+                return 0
     maxer = (mover == s.declarer) != s.misere
     result = 0 if maxer else 1
-    count = _moves(s, mover, leader, tlen, t0, t1, moves)
+    count = _moves(s, mover, leader, tlen, t0, t1, first, moves)
     for i in range(count):
         c = moves[i]
         s.h[mover] = hand ^ (<uint32_t>1 << c)
@@ -318,9 +419,10 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noex
             return -1
         if r == maxer:
             result = r
+            cut = c
             break
     if tlen == 0:
-        _store(s, k1, k2, n, result, beta)
+        _store(s, k1, k2, n, result, beta, _code_of(s, cut) if cut >= 0 else 0)
         if s.abort_reason:
             return -1
     return result
@@ -328,19 +430,16 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noex
 
 cdef int _value(Search* s, int leader, int tlen, int t0, int t1) noexcept nogil:
     cdef int n = _popcount(s.h[(leader + tlen) % 3])
-    cdef int v, lo, hi, mid, r
-    if s.misere:
-        v = 0
-        while v < n:
-            r = _search(s, leader, tlen, t0, t1, v + 1)
-            if r < 0:
-                return -1
-            if not r:
-                break
-            v += 1
-        return v
-    lo = 0
-    hi = n
+    cdef int lo = 0
+    cdef int hi = n
+    cdef int mid, r
+    if s.misere and n:
+        r = _search(s, leader, tlen, t0, t1, 1)
+        if r < 0:
+            return -1
+        if not r:
+            return 0
+        lo = 1
     while lo < hi:
         mid = (lo + hi + 1) >> 1
         r = _search(s, leader, tlen, t0, t1, mid)

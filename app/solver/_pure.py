@@ -125,13 +125,12 @@ class Kernel:
 
     def _value(self, leader: int, tlen: int, t0: int, t1: int) -> int:
         n = self._h[(leader + tlen) % 3].bit_count()
-        if self._misere:
-            # Misère values are small: climb from zero.
-            v = 0
-            while v < n and self._search(leader, tlen, t0, t1, v + 1):
-                v += 1
-            return v
         lo, hi = 0, n
+        if self._misere and n:
+            # A misère is most often clean or caught once: settle "any trick at all?" first.
+            if not self._search(leader, tlen, t0, t1, 1):
+                return 0
+            lo = 1
         while lo < hi:
             mid = (lo + hi + 1) >> 1
             if self._search(leader, tlen, t0, t1, mid):
@@ -205,9 +204,13 @@ class Kernel:
                 c2 |= COMPRESS[base | (h2 >> sh & 255)] << sh
         return c0 | c1 << 32 | (c2 | leader << 32 | self._tag) << 64
 
-    def _moves(self, mover: int, leader: int, tlen: int, t0: int, t1: int) -> list[int]:
-        """Run heads of the legal cards, most promising first (order changes speed, never the value)."""
-        hand = self._h[mover]
+    def _moves(self, mover: int, leader: int, tlen: int, t0: int, t1: int, first: int) -> list[int]:  # noqa: PLR0917
+        """Run heads of the legal cards, most promising first (order changes speed, never the value).
+
+        ``first`` (or -1) is the card that settled this position's last search: it goes first.
+        """
+        h = self._h
+        hand = h[mover]
         legal = self._legal(mover, tlen, t0)
         live = self._live(tlen, t0, t1)
         declarer = self._declarer
@@ -229,13 +232,32 @@ class Kernel:
                 continue
             ls = live >> sh & 255
             heads = RUN_HEADS[ls << 8 | ms]
+            low1 = low2 = 0
+            if tlen == 0 and misere:
+                # Lowest card of the suit in the two other hands (as a bit; 0 = void): in misère a lead
+                # loses for sure when somebody must play over it, and catches the declarer when his lowest
+                # card is over the lead and over the other defender's lowest.
+                o1 = h[(mover + 1) % 3] >> sh & 255
+                o2 = h[(mover + 2) % 3] >> sh & 255
+                low1 = o1 & -o1
+                low2 = o2 & -o2
             for r in range(8):
                 if not heads >> r & 1:
                     continue
                 c = sh + r
                 if tlen == 0:
                     if misere:
-                        score = 10 - r
+                        b = 1 << r
+                        if mover == declarer:
+                            score = 50 + r if low1 > b or low2 > b else 10 - r
+                        else:
+                            low_d, low_p = (low1, low2) if (mover + 1) % 3 == declarer else (low2, low1)
+                            if not low_d:
+                                score = 8 - r
+                            elif low_d > b and (not low_p or low_p < low_d):
+                                score = 68 - r
+                            else:
+                                score = 28 - r
                     elif (ls & ~(hand >> sh & 255)) >> r == 0:
                         score = 30  # a top card of the suit
                     else:
@@ -243,12 +265,16 @@ class Kernel:
                 else:
                     beats = self._beats(c, wc)
                     good = ((mover if beats else wp) == declarer) == maxer
-                    score = r if dumps_high else 8 - r
+                    score = r if dumps_high or (misere and not beats) else 8 - r
                     if good:
                         score += 100
                 keys.append((1000 - score) << 5 | c)
         keys.sort()
-        return [k & 31 for k in keys]
+        moves = [k & 31 for k in keys]
+        if first >= 0 and first in moves:
+            moves.remove(first)
+            moves.insert(0, first)
+        return moves
 
     def _search(self, leader: int, tlen: int, t0: int, t1: int, beta: int) -> bool:
         self.nodes += 1
@@ -268,6 +294,7 @@ class Kernel:
             return False
         declarer = self._declarer
         key = 0
+        first = -1
         if tlen == 0:
             if n == 1:
                 w = self._winner(
@@ -282,11 +309,20 @@ class Kernel:
             if entry is not None:
                 if entry & 15 >= beta:
                     return True
-                if entry >> 4 < beta:
+                if entry >> 4 & 15 < beta:
+                    return False
+                if entry >> 8:
+                    first = self._card_of(entry >> 8)
+            if not self._misere:
+                if leader == declarer:
+                    if self._sure_tricks(leader) >= beta:
+                        return True
+                elif n - self._sure_tricks(leader) < beta:
                     return False
         maxer = (mover == declarer) != self._misere
         result = not maxer
-        for c in self._moves(mover, leader, tlen, t0, t1):
+        cut = -1
+        for c in self._moves(mover, leader, tlen, t0, t1, first):
             h[mover] = hand ^ (1 << c)
             if tlen == 2:
                 w = self._winner(leader, t0, t1, c)
@@ -298,19 +334,73 @@ class Kernel:
             h[mover] = hand
             if r == maxer:
                 result = r
+                cut = c
                 break
         if tlen == 0:
             tt = self._tt
             entry = tt.get(key)
             if entry is None:
-                lo, hi = 0, n
+                lo, hi, move = 0, n, 0
                 if len(tt) >= TT_LIMIT:
                     tt.clear()
             else:
-                lo, hi = entry & 15, entry >> 4
+                lo, hi, move = entry & 15, entry >> 4 & 15, entry >> 8
             if result:
                 lo = beta
             else:
                 hi = beta - 1
-            tt[key] = lo | hi << 4
+            if cut >= 0:
+                move = self._code_of(cut)
+            tt[key] = lo | hi << 4 | move << 8
         return result
+
+    def _sure_tricks(self, p: int) -> int:
+        """Tricks the player on lead takes by cashing cards no other card can beat (no trumping in).
+
+        In a trump contract a side suit counts only as far as every other hand holding trumps can follow,
+        so nobody can trump in; the leader keeps the lead throughout, so the count is a proven bound.
+        """
+        h = self._h
+        own = h[p]
+        q1 = h[(p + 1) % 3]
+        q2 = h[(p + 2) % 3]
+        trump = self._trump
+        t_sh = trump << 3
+        q1_trumps = trump >= 0 and (q1 >> t_sh & 255) != 0
+        q2_trumps = trump >= 0 and (q2 >> t_sh & 255) != 0
+        total = 0
+        for sh in (0, 8, 16, 24):
+            mine = own >> sh & 255
+            if not mine:
+                continue
+            o1 = q1 >> sh & 255
+            o2 = q2 >> sh & 255
+            other = o1 | o2
+            top = mine & ~((1 << other.bit_length()) - 1)
+            count = top.bit_count()
+            if count and sh != t_sh:
+                if q1_trumps:
+                    count = min(count, o1.bit_count())
+                if q2_trumps:
+                    count = min(count, o2.bit_count())
+            total += count
+        return total
+
+    def _code_of(self, c: int) -> int:
+        """A card as 1 + suit * 8 + its order among the suit's cards in play: equal in equal layouts."""
+        h = self._h
+        sh = c & 24
+        live = (h[0] | h[1] | h[2]) >> sh & 255
+        return 1 + sh + (live & ((1 << (c & 7)) - 1)).bit_count()
+
+    def _card_of(self, code: int) -> int:
+        h = self._h
+        sh = (code - 1) & 24
+        order = (code - 1) & 7
+        live = (h[0] | h[1] | h[2]) >> sh & 255
+        for r in range(8):
+            if live >> r & 1:
+                if order == 0:
+                    return sh + r
+                order -= 1
+        return -1

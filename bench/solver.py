@@ -1,0 +1,124 @@
+"""Solver speed on seeded random full deals (10 tricks each): compiled kernel, pure kernel, ratio.
+
+    .venv/bin/python bench/solver.py [--deals 1000] [--pure-deals 60] [--seed 2026]
+
+Deals cycle through a trump contract, no-trump and misère; the declarer and the first leader are drawn at
+random. Each solve is ``app.solver.solve`` from the first lead (value and every optimal card) on a fresh
+table, timed with perf_counter on one core. A third sample, "misère, playable hands", gives the declarer
+a hand a player would bid misère with (at most one card above the ten): random misère hands are mostly
+caught at once, and these are the searches that take longest.
+Targets (issue 4): contracts median <= 1 ms, misère median <= 5 ms, p99 <= 20 ms, compiled >= 100x pure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.engine.cards import DECK, Card, Suit  # noqa: E402
+from app.solver import KERNELS, Position, Solver  # noqa: E402
+
+
+def deals(count: int, seed: int) -> list[tuple[str, Position]]:
+    rng = random.Random(seed)
+    out: list[tuple[str, Position]] = []
+    for i in range(count):
+        cards = list(DECK)
+        rng.shuffle(cards)
+        hands = (tuple(cards[0:10]), tuple(cards[10:20]), tuple(cards[20:30]))
+        kind = ("trump", "no-trump", "misère")[i % 3]
+        trump = Suit(rng.randrange(4)) if kind == "trump" else None
+        position = Position(hands, trump, kind == "misère", rng.randrange(3), rng.randrange(3), ())
+        out.append((kind, position))
+    return out
+
+
+def playable_misere_deals(count: int, seed: int) -> list[tuple[str, Position]]:
+    rng = random.Random(seed)
+    out: list[tuple[str, Position]] = []
+    low = [c for c in DECK if c.rank <= 3]  # 7 8 9 10
+    high = [c for c in DECK if c.rank > 3]
+    while len(out) < count:
+        declarer_hand: list[Card] = rng.sample(low, 9) + rng.sample(high, 1)
+        rest = [c for c in DECK if c not in declarer_hand]
+        rng.shuffle(rest)
+        declarer = rng.randrange(3)
+        hands: list[tuple[Card, ...]] = [(), (), ()]
+        hands[declarer] = tuple(declarer_hand)
+        hands[(declarer + 1) % 3] = tuple(rest[0:10])
+        hands[(declarer + 2) % 3] = tuple(rest[10:20])
+        position = Position((hands[0], hands[1], hands[2]), None, True, declarer, rng.randrange(3), ())
+        out.append(("misère, playable hands", position))
+    return out
+
+
+def run(sample: list[tuple[str, Position]], implementation: str) -> dict[str, list[tuple[float, int]]]:
+    out: dict[str, list[tuple[float, int]]] = {}
+    for kind, position in sample:
+        solver = Solver(implementation)
+        start = time.perf_counter()
+        solution = solver.solve(position)
+        elapsed = (time.perf_counter() - start) * 1000
+        out.setdefault(kind, []).append((elapsed, solution.nodes))
+        group = "contracts" if kind in ("trump", "no-trump") else None
+        if group:
+            out.setdefault(group, []).append((elapsed, solution.nodes))
+    return out
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
+def report(title: str, results: dict[str, list[tuple[float, int]]]) -> None:
+    print(f"\n{title}")
+    print(f"  {'kind':<24}{'deals':>7}{'median ms':>11}{'p99 ms':>9}{'max ms':>9}{'mean nodes':>12}")
+    for kind in ("contracts", "trump", "no-trump", "misère", "misère, playable hands"):
+        rows = results.get(kind)
+        if not rows:
+            continue
+        ms = [r[0] for r in rows]
+        print(
+            f"  {kind:<24}{len(rows):>7}{statistics.median(ms):>11.3f}{percentile(ms, 0.99):>9.2f}"
+            f"{max(ms):>9.2f}{statistics.mean(r[1] for r in rows):>12.0f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--pure-deals", type=int, default=60)
+    parser.add_argument("--playable-misere", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    sample = deals(args.deals, args.seed)
+    playable = playable_misere_deals(args.playable_misere, args.seed + 1)
+    print(f"kernels available: {', '.join(sorted(KERNELS))}")
+    if "cython" not in KERNELS:
+        print("the compiled kernel is not built; run `pip install -e .` first")
+    compiled: dict[str, list[tuple[float, int]]] = {}
+    if "cython" in KERNELS:
+        compiled = run(sample + playable, "cython")
+        report(f"compiled (cython), {args.deals} random deals + {len(playable)} playable misères", compiled)
+    pure_sample = sample[: args.pure_deals] + playable[: args.pure_deals // 3]
+    pure = run(pure_sample, "python")
+    report(f"pure python, the first {args.pure_deals} deals + {args.pure_deals // 3} playable misères", pure)
+    if compiled:
+        same = run(pure_sample, "cython")
+        print("\nspeed ratio on the pure sample (pure total time / compiled total time, same deals)")
+        for kind in ("contracts", "misère", "misère, playable hands"):
+            if kind in pure and kind in same:
+                ratio = sum(r[0] for r in pure[kind]) / sum(r[0] for r in same[kind])
+                nodes_equal = [r[1] for r in pure[kind]] == [r[1] for r in same[kind]]
+                print(f"  {kind:<24}{ratio:>8.0f}x   node counts identical: {nodes_equal}")
+
+
+if __name__ == "__main__":
+    main()
