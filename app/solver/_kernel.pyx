@@ -23,6 +23,9 @@ MODE_VALUE = 1
 MODE_BEST = 2
 MODE_ANALYSE = 3
 
+cdef int MOD3[6]
+MOD3[:] = [0, 1, 2, 0, 1, 2]
+
 cdef uint8_t C_COMPRESS[65536]
 cdef uint8_t C_HEADS[65536]
 
@@ -32,13 +35,13 @@ for _i in range(65536):
     C_HEADS[_i] = RUN_HEADS[_i]
 
 
-ctypedef struct Entry:
-    uint64_t k1
-    uint64_t k2
+ctypedef struct Entry:  # 16 bytes
+    uint64_t k1  # compressed hands of seats 0 and 1
+    uint32_t k2  # compressed hand of seat 2
+    uint8_t k3  # leader, declarer, trump, misère
     int8_t lo
     int8_t hi
-    uint8_t move  # 0, or 1 + suit * 8 + order of the card that settled the last search here
-    uint8_t used
+    uint8_t flags  # bit 7: slot in use; bits 0-5: 0, or 1 + suit * 8 + order of the card that settled it
 
 
 ctypedef struct Search:
@@ -52,6 +55,7 @@ ctypedef struct Search:
     double deadline
     int abort_reason  # 0 running, 1 node budget, 2 time budget, 3 out of memory
     Entry* table
+    unsigned long epoch  # changes whenever entries move (growth) or vanish (clearing)
     size_t cap  # slots, a power of two
     size_t mask
     int shift
@@ -65,12 +69,17 @@ cdef inline double _now() noexcept nogil:
 
 
 cdef inline int _popcount(uint32_t x) noexcept nogil:
-    return __builtin_popcount(x)
+    # Bit arithmetic rather than __builtin_popcount, which is a library call without -mpopcnt.
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return <int>((x * 0x01010101) >> 24)
 
 
 cdef extern from *:
-    int __builtin_popcount(unsigned int) nogil
     int __builtin_clz(unsigned int) nogil
+    int __builtin_ctz(unsigned int) nogil
+    void __builtin_prefetch(const void*) nogil
 
 
 cdef inline int _top(uint32_t x) noexcept nogil:
@@ -91,7 +100,7 @@ cdef inline int _winner(Search* s, int leader, int t0, int t1, int t2) noexcept 
         wi = 1
     if _beats(s, t2, wc):
         wi = 2
-    return (leader + wi) % 3
+    return MOD3[leader + wi]
 
 
 cdef inline uint32_t _legal(Search* s, int mover, int tlen, int t0) noexcept nogil:
@@ -118,26 +127,28 @@ cdef inline uint32_t _live(Search* s, int tlen, int t0, int t1) noexcept nogil:
     return live
 
 
-cdef inline uint64_t _hash(uint64_t k1, uint64_t k2) noexcept nogil:
-    return (k1 * <uint64_t>0x9E3779B97F4A7C15) ^ (k2 * <uint64_t>0xC2B2AE3D27D4EB4F)
+cdef inline size_t _home(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
+    return <size_t>(((k1 * <uint64_t>0x9E3779B97F4A7C15) ^ (k2 * <uint64_t>0xC2B2AE3D27D4EB4F)) >> s.shift)
 
 
 cdef Entry* _find(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
-    cdef size_t i = <size_t>(_hash(k1, k2) >> s.shift)
+    cdef size_t i = _home(s, k1, k2)
+    cdef uint32_t lo2 = <uint32_t>k2
+    cdef uint8_t k3 = <uint8_t>(k2 >> 32)
     cdef Entry* e
     while True:
         e = &s.table[i]
-        if not e.used:
+        if not (e.flags & 128):
             return NULL
-        if e.k1 == k1 and e.k2 == k2:
+        if e.k1 == k1 and e.k2 == lo2 and e.k3 == k3:
             return e
         i = (i + 1) & s.mask
 
 
 cdef Entry* _slot(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
     """The empty slot where a new key goes (the key is known to be absent)."""
-    cdef size_t i = <size_t>(_hash(k1, k2) >> s.shift)
-    while s.table[i].used:
+    cdef size_t i = _home(s, k1, k2)
+    while s.table[i].flags & 128:
         i = (i + 1) & s.mask
     return &s.table[i]
 
@@ -155,12 +166,22 @@ cdef int _grow(Search* s) noexcept nogil:
     s.cap = new_cap
     s.mask = new_cap - 1
     s.shift -= 1
+    s.epoch += 1
     for i in range(old_cap):
-        if old[i].used:
-            e = _slot(s, old[i].k1, old[i].k2)
+        if old[i].flags & 128:
+            e = _slot(s, old[i].k1, old[i].k2 | (<uint64_t>old[i].k3 << 32))
             e[0] = old[i]
     free(old)
     return 1
+
+
+cdef inline void _update(Entry* e, bint result, int beta, int move) noexcept nogil:
+    if result:
+        e.lo = <int8_t>beta
+    else:
+        e.hi = <int8_t>(beta - 1)
+    if move:
+        e.flags = <uint8_t>(128 | move)
 
 
 cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int beta, int move) noexcept nogil:
@@ -169,24 +190,20 @@ cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int be
         if s.count >= TT_LIMIT:
             memset(s.table, 0, s.cap * sizeof(Entry))
             s.count = 0
+            s.epoch += 1
         if (s.count + 1) * 2 > s.cap:
             if not _grow(s):
                 s.abort_reason = 3
                 return
         e = _slot(s, k1, k2)
         e.k1 = k1
-        e.k2 = k2
+        e.k2 = <uint32_t>k2
+        e.k3 = <uint8_t>(k2 >> 32)
         e.lo = 0
         e.hi = <int8_t>n
-        e.move = 0
-        e.used = 1
+        e.flags = 128
         s.count += 1
-    if result:
-        e.lo = <int8_t>beta
-    else:
-        e.hi = <int8_t>(beta - 1)
-    if move:
-        e.move = <uint8_t>move
+    _update(e, result, beta, move)
 
 
 cdef inline void _key(Search* s, int leader, uint64_t* k1, uint64_t* k2) noexcept nogil:
@@ -235,8 +252,8 @@ cdef inline int _bit_length(uint32_t x) noexcept nogil:
 cdef int _sure_tricks(Search* s, int p) noexcept nogil:
     """See ``_pure.Kernel._sure_tricks``."""
     cdef uint32_t own = s.h[p]
-    cdef uint32_t q1 = s.h[(p + 1) % 3]
-    cdef uint32_t q2 = s.h[(p + 2) % 3]
+    cdef uint32_t q1 = s.h[MOD3[p + 1]]
+    cdef uint32_t q2 = s.h[MOD3[p + 2]]
     cdef int trump = s.trump
     cdef int t_sh = trump << 3
     cdef bint q1_trumps = trump >= 0 and ((q1 >> t_sh) & 255) != 0
@@ -288,7 +305,7 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int 
         wp = leader
         if tlen == 2 and _beats(s, t1, wc):
             wc = t1
-            wp = (leader + 1) % 3
+            wp = MOD3[leader + 1]
     for sidx in range(4):
         sh = sidx << 3
         ms = (legal >> sh) & 255
@@ -299,13 +316,13 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int 
         low1 = 0
         low2 = 0
         if tlen == 0 and misere:
-            o1 = (s.h[(mover + 1) % 3] >> sh) & 255
-            o2 = (s.h[(mover + 2) % 3] >> sh) & 255
+            o1 = (s.h[MOD3[mover + 1]] >> sh) & 255
+            o2 = (s.h[MOD3[mover + 2]] >> sh) & 255
             low1 = o1 & (~o1 + 1)
             low2 = o2 & (~o2 + 1)
-        for r in range(8):
-            if not ((heads >> r) & 1):
-                continue
+        while heads:
+            r = __builtin_ctz(heads)
+            heads &= heads - 1
             c = sh + r
             if tlen == 0:
                 if misere:
@@ -313,7 +330,7 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int 
                     if mover == declarer:
                         score = 50 + r if (low1 > b or low2 > b) else 10 - r
                     else:
-                        if (mover + 1) % 3 == declarer:
+                        if MOD3[mover + 1] == declarer:
                             low_d = low1
                             low_p = low2
                         else:
@@ -355,13 +372,17 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int 
     return n
 
 
-cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noexcept nogil:
-    """1 if the declarer takes at least beta tricks from here, 0 if not, -1 when the budget ran out."""
-    cdef int mover, n, w, r, i, count, result
+cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int n) noexcept nogil:
+    """1 if the declarer takes at least beta tricks from here, 0 if not, -1 when the budget ran out.
+
+    ``n`` is the number of tricks left, the current one included (the mover's card count).
+    """
+    cdef int mover, w, r, i, count, result, nb
     cdef uint32_t hand
     cdef uint64_t k1 = 0
     cdef uint64_t k2 = 0
-    cdef Entry* e
+    cdef Entry* e = NULL
+    cdef unsigned long epoch = 0
     cdef bint maxer
     cdef int moves[16]
     cdef int c
@@ -374,33 +395,35 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noex
     if s.deadline > 0 and s.nodes % CLOCK_EVERY == 0 and _now() > s.deadline:
         s.abort_reason = 2
         return -1
-    mover = (leader + tlen) % 3
+    mover = MOD3[leader + tlen]
     hand = s.h[mover]
-    n = _popcount(hand)
     if beta <= 0:
         return 1
     if beta > n:
         return 0
     if tlen == 0:
         if n == 1:
-            w = _winner(s, leader, _top(s.h[leader]), _top(s.h[(leader + 1) % 3]),
-                        _top(s.h[(leader + 2) % 3]))
+            w = _winner(s, leader, _top(s.h[leader]), _top(s.h[MOD3[leader + 1]]),
+                        _top(s.h[MOD3[leader + 2]]))
             return 1 if w == s.declarer else 0
         _key(s, leader, &k1, &k2)
-        e = _find(s, k1, k2)
-        if e != NULL:
-            if e.lo >= beta:
-                return 1
-            if e.hi < beta:
-                return 0
-            if e.move:
-                first = _card_of(s, e.move)
+        # The table slot is a likely cache miss: ask for it before the cheaper sure-trick test.
+        __builtin_prefetch(&s.table[_home(s, k1, k2)])
         if not s.misere:
             if leader == s.declarer:
                 if _sure_tricks(s, leader) >= beta:
                     return 1
             elif n - _sure_tricks(s, leader) < beta:
                 return 0
+        e = _find(s, k1, k2)
+        epoch = s.epoch
+        if e != NULL:
+            if e.lo >= beta:
+                return 1
+            if e.hi < beta:
+                return 0
+            if e.flags & 63:
+                first = _card_of(s, e.flags & 63)
     maxer = (mover == s.declarer) != s.misere
     result = 0 if maxer else 1
     count = _moves(s, mover, leader, tlen, t0, t1, first, moves)
@@ -409,11 +432,17 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noex
         s.h[mover] = hand ^ (<uint32_t>1 << c)
         if tlen == 2:
             w = _winner(s, leader, t0, t1, c)
-            r = _search(s, w, 0, 0, 0, beta - 1 if w == s.declarer else beta)
+            nb = beta - 1 if w == s.declarer else beta
+            if nb <= 0:
+                r = 1
+            elif nb >= n:
+                r = 0
+            else:
+                r = _search(s, w, 0, 0, 0, nb, n - 1)
         elif tlen == 1:
-            r = _search(s, leader, 2, t0, c, beta)
+            r = _search(s, leader, 2, t0, c, beta, n)
         else:
-            r = _search(s, leader, 1, c, 0, beta)
+            r = _search(s, leader, 1, c, 0, beta, n)
         s.h[mover] = hand
         if r < 0:
             return -1
@@ -422,19 +451,22 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta) noex
             cut = c
             break
     if tlen == 0:
-        _store(s, k1, k2, n, result, beta, _code_of(s, cut) if cut >= 0 else 0)
+        if e != NULL and s.epoch == epoch:
+            _update(e, result, beta, _code_of(s, cut) if cut >= 0 else 0)
+        else:
+            _store(s, k1, k2, n, result, beta, _code_of(s, cut) if cut >= 0 else 0)
         if s.abort_reason:
             return -1
     return result
 
 
 cdef int _value(Search* s, int leader, int tlen, int t0, int t1) noexcept nogil:
-    cdef int n = _popcount(s.h[(leader + tlen) % 3])
+    cdef int n = _popcount(s.h[MOD3[leader + tlen]])
     cdef int lo = 0
     cdef int hi = n
     cdef int mid, r
     if s.misere and n:
-        r = _search(s, leader, tlen, t0, t1, 1)
+        r = _search(s, leader, tlen, t0, t1, 1, n)
         if r < 0:
             return -1
         if not r:
@@ -442,7 +474,7 @@ cdef int _value(Search* s, int leader, int tlen, int t0, int t1) noexcept nogil:
         lo = 1
     while lo < hi:
         mid = (lo + hi + 1) >> 1
-        r = _search(s, leader, tlen, t0, t1, mid)
+        r = _search(s, leader, tlen, t0, t1, mid, n)
         if r < 0:
             return -1
         if r:
@@ -473,11 +505,12 @@ cdef int _heads_by_index(Search* s, int mover, int tlen, int t0, int t1, int* ou
 cdef int _root(Search* s, int leader, int tlen, int t0, int t1, int mode, int beta,
                int* value_out, int* cards, int* vals) noexcept nogil:
     """Fills value_out (and cards/vals per run head); returns the head count, or -1 on abort."""
-    cdef int value, mover, count, i, c, w, won, nleader, ntlen, n0, n1, r
+    cdef int value, mover, count, i, c, w, won, nleader, ntlen, n0, n1, r, nn
     cdef uint32_t hand
     cdef bint maxer
+    cdef int n = _popcount(s.h[MOD3[leader + tlen]])
     if mode == 0:
-        r = _search(s, leader, tlen, t0, t1, beta)
+        r = _search(s, leader, tlen, t0, t1, beta, n)
         if r < 0:
             return -1
         value_out[0] = r
@@ -488,7 +521,7 @@ cdef int _root(Search* s, int leader, int tlen, int t0, int t1, int mode, int be
     value_out[0] = value
     if mode == 1:
         return 0
-    mover = (leader + tlen) % 3
+    mover = MOD3[leader + tlen]
     hand = s.h[mover]
     maxer = (mover == s.declarer) != s.misere
     count = _heads_by_index(s, mover, tlen, t0, t1, cards)
@@ -502,7 +535,9 @@ cdef int _root(Search* s, int leader, int tlen, int t0, int t1, int mode, int be
             ntlen = 0
             n0 = 0
             n1 = 0
+            nn = n - 1
         else:
+            nn = n
             won = 0
             nleader = leader
             ntlen = tlen + 1
@@ -519,13 +554,13 @@ cdef int _root(Search* s, int leader, int tlen, int t0, int t1, int mode, int be
                 return -1
             vals[i] = won + r
         elif maxer:
-            r = _search(s, nleader, ntlen, n0, n1, value - won)
+            r = _search(s, nleader, ntlen, n0, n1, value - won, nn)
             if r < 0:
                 s.h[mover] = hand
                 return -1
             vals[i] = r
         else:
-            r = _search(s, nleader, ntlen, n0, n1, value + 1 - won)
+            r = _search(s, nleader, ntlen, n0, n1, value + 1 - won, nn)
             if r < 0:
                 s.h[mover] = hand
                 return -1
@@ -548,6 +583,7 @@ cdef class Kernel:
         self.s.mask = TT_INITIAL - 1
         self.s.shift = 64 - 12
         self.s.count = 0
+        self.s.epoch = 0
         self.nodes = 0
 
     def __dealloc__(self):
@@ -556,6 +592,7 @@ cdef class Kernel:
     def clear(self):
         memset(self.s.table, 0, self.s.cap * sizeof(Entry))
         self.s.count = 0
+        self.s.epoch += 1
 
     @property
     def table_size(self):

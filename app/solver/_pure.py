@@ -304,6 +304,13 @@ class Kernel:
                     h[(leader + 2) % 3].bit_length() - 1,
                 )
                 return w == declarer
+            # Proven bounds only: the sure tricks of the side on lead, then the table.
+            if not self._misere:
+                if leader == declarer:
+                    if self._sure_tricks(leader) >= beta:
+                        return True
+                elif n - self._sure_tricks(leader) < beta:
+                    return False
             key = self._key(leader)
             entry = self._tt.get(key)
             if entry is not None:
@@ -313,12 +320,6 @@ class Kernel:
                     return False
                 if entry >> 8:
                     first = self._card_of(entry >> 8)
-            if not self._misere:
-                if leader == declarer:
-                    if self._sure_tricks(leader) >= beta:
-                        return True
-                elif n - self._sure_tricks(leader) < beta:
-                    return False
         maxer = (mover == declarer) != self._misere
         result = not maxer
         cut = -1
@@ -326,7 +327,9 @@ class Kernel:
             h[mover] = hand ^ (1 << c)
             if tlen == 2:
                 w = self._winner(leader, t0, t1, c)
-                r = self._search(w, 0, 0, 0, beta - 1 if w == declarer else beta)
+                nb = beta - 1 if w == declarer else beta
+                # A trick that settles the question needs no search below it.
+                r = True if nb <= 0 else False if nb >= n else self._search(w, 0, 0, 0, nb)
             elif tlen == 1:
                 r = self._search(leader, 2, t0, c, beta)
             else:
