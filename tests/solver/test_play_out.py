@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from app.engine.cards import Card
-from app.solver import Position, play_out, solve
+from app.solver import Position, Solver, SolverBudgetExceeded, play_out, solve
 from tests.solver.positions import random_position
 
 
@@ -39,3 +41,20 @@ def test_each_card_played_is_the_lowest_optimal_one(implementation: str) -> None
         best = solve(position, implementation=implementation).best
         assert card == min(best, key=lambda c: (c.rank, c.suit))
         position, _ = position.play(card)
+
+
+def test_lowest_optimal_matches_the_full_solution(implementation: str) -> None:
+    """§8.4: the robot's shortcut (stop at the first optimal card) picks `Solution.lowest` with its value."""
+    rng = random.Random(33)
+    for i in range(300):
+        position = random_position(rng, 1 + i % 6)
+        solution = solve(position, implementation=implementation)
+        card, value = Solver(implementation).lowest_optimal(position)
+        assert (card, value) == (solution.lowest, solution.declarer_tricks), position.to_json()
+
+
+def test_lowest_optimal_keeps_to_its_budget(implementation: str) -> None:
+    """§8.4: the shortcut raises SolverBudgetExceeded like every other search."""
+    position = random_position(random.Random(34), 10, mid_trick=False)
+    with pytest.raises(SolverBudgetExceeded):
+        Solver(implementation).lowest_optimal(position, node_budget=100)
