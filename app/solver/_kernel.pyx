@@ -249,7 +249,7 @@ cdef inline int _bit_length(uint32_t x) noexcept nogil:
     return 0 if x == 0 else 32 - __builtin_clz(x)
 
 
-cdef int _sure_tricks(Search* s, int p) noexcept nogil:
+cdef inline int _sure_tricks(Search* s, int p) noexcept nogil:
     """See ``_pure.Kernel._sure_tricks``."""
     cdef uint32_t own = s.h[p]
     cdef uint32_t q1 = s.h[MOD3[p + 1]]
@@ -388,6 +388,9 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int 
     cdef int c
     cdef int first = -1
     cdef int cut = -1
+    # Locals, not struct fields: stores into s.h may alias them under -fno-strict-aliasing.
+    cdef int declarer = s.declarer
+    cdef bint misere = s.misere
     s.nodes += 1
     if s.nodes > s.budget:
         s.abort_reason = 1
@@ -405,12 +408,12 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int 
         if n == 1:
             w = _winner(s, leader, _top(s.h[leader]), _top(s.h[MOD3[leader + 1]]),
                         _top(s.h[MOD3[leader + 2]]))
-            return 1 if w == s.declarer else 0
+            return 1 if w == declarer else 0
         _key(s, leader, &k1, &k2)
         # The table slot is a likely cache miss: ask for it before the cheaper sure-trick test.
         __builtin_prefetch(&s.table[_home(s, k1, k2)])
-        if not s.misere:
-            if leader == s.declarer:
+        if not misere:
+            if leader == declarer:
                 if _sure_tricks(s, leader) >= beta:
                     return 1
             elif n - _sure_tricks(s, leader) < beta:
@@ -424,7 +427,7 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int 
                 return 0
             if e.flags & 63:
                 first = _card_of(s, e.flags & 63)
-    maxer = (mover == s.declarer) != s.misere
+    maxer = (mover == declarer) != misere
     result = 0 if maxer else 1
     count = _moves(s, mover, leader, tlen, t0, t1, first, moves)
     for i in range(count):
@@ -432,7 +435,7 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int 
         s.h[mover] = hand ^ (<uint32_t>1 << c)
         if tlen == 2:
             w = _winner(s, leader, t0, t1, c)
-            nb = beta - 1 if w == s.declarer else beta
+            nb = beta - 1 if w == declarer else beta
             if nb <= 0:
                 r = 1
             elif nb >= n:
