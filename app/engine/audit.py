@@ -43,6 +43,7 @@ class Knowledge:
         self.seats = seats
         self.public: set[Card] = set()
         self.private: dict[int, set[Card]] = {s: set() for s in range(seats)}
+        self.open_play = False  # open whist chosen, or a dealer whist
 
     def allowed(self, viewer: int | None) -> set[Card]:
         return self.public if viewer is None else self.public | self.private[viewer]
@@ -53,6 +54,7 @@ class Knowledge:
         if isinstance(action, Shuffle):
             self.public = set()
             self.private = {s: set() for s in range(self.seats)}
+            self.open_play = False
             return
         assert deal is not None
         if isinstance(action, InviteDealer):
@@ -77,18 +79,17 @@ class Knowledge:
             self.public |= set(deal.talon)  # a with-talon declarer reveals it
         if deal.allpass:
             self.public |= {card for trick in (*deal.tricks, deal.trick) for _, card in trick}
-        opened = (
-            (isinstance(action, ChoosePlay) and action.mode is PlayMode.OPEN)
-            or (isinstance(action, CallWhist) and action.seat == state.dealer and state.seats == 4
-                and action.call is WhistCall.WHIST)
-        )  # fmt: skip
-        misere_open = (
-            deal.contract is not None
-            and deal.contract.is_misere
-            and state.phase is Phase.PLAY
-            and (deal.first_hand != deal.declarer or deal.trick or deal.tricks)
-        )
-        if (opened or misere_open) and deal.declarer is not None:
+        if (isinstance(action, ChoosePlay) and action.mode is PlayMode.OPEN) or (
+            isinstance(action, CallWhist)
+            and action.seat == state.dealer
+            and state.seats == 4
+            and action.call is WhistCall.WHIST
+        ):
+            self.open_play = True
+        misere = deal.contract is not None and deal.contract.is_misere and state.phase is Phase.PLAY
+        # A declarer in first hand leads in the dark: nothing opens before his first card (§4.9).
+        dark = deal.first_hand == deal.declarer and not deal.trick and not deal.tricks
+        if (self.open_play or misere) and not dark and deal.declarer is not None:
             for seat in deal.active:
                 if seat != deal.declarer:
                     self.public |= set(deal.hands[seat])

@@ -378,9 +378,15 @@ def _start_play(state: TableState, deal: DealState, events: list[Event]) -> tupl
     contract = deal.contract
     assert contract is not None
     deal = replace(deal, trump=None if contract.trump is None else int(contract.trump), turn=deal.first_hand)
-    open_now = deal.mode is PlayMode.OPEN or (contract.is_misere and deal.declarer != deal.first_hand)
+    # §4.9, §12: a declarer in first hand leads in the dark; open hands are shown after that lead.
+    open_now = _defenders_lie_open(deal) and deal.declarer != deal.first_hand
     deal, opened = _open_defenders(deal, open_now)
     return replace(state, phase=Phase.PLAY, deal=deal), events + opened
+
+
+def _defenders_lie_open(deal: DealState) -> bool:
+    """Open whist (chosen, or the dealer's) and misère both show the defenders' hands (§4.7, §4.8, §12)."""
+    return deal.mode is PlayMode.OPEN or (deal.contract is not None and deal.contract.is_misere)
 
 
 def _talon_in_play(state: TableState) -> bool:
@@ -425,9 +431,8 @@ def _play(state: TableState, deal: DealState, card: Card) -> tuple[TableState, l
         if first_lead and deal.mode_chooser is not None:  # §4.9: the whister chooses after the dark lead
             return replace(state, phase=Phase.PLAY_MODE, deal=replace(deal, turn=None)), events
         deal = replace(deal, turn=_next_hand(deal, hand))
-        contract = deal.contract
-        if first_lead and contract is not None and contract.is_misere:
-            deal, opened = _open_defenders(deal, True)  # §12: misère defenders lie down after the lead
+        if first_lead and _defenders_lie_open(deal):
+            deal, opened = _open_defenders(deal, True)  # §12: shown right after the declarer's dark lead
             events += opened
         return replace(state, deal=deal), events
     return _finish_trick(state, deal, events)

@@ -41,7 +41,7 @@ class DealResult:
     declarer: int | None = None
     contract: Bid | None = None
     calls: tuple[tuple[int, WhistCall], ...] = ()  # in the order spoken; the 4-seat dealer by its seat
-    play: PlayMode | None = None  # None when there was no play or both whisted (closed by rule)
+    play: PlayMode | None = None  # None when there was no play; CLOSED when both whisted (§4.7)
     tricks: dict[int, int] | None = None  # per active seat; None when the deal was not played
     talon_tricks: int = 0  # all-pass: tricks won by a talon card (written to the dealer, §6.2)
     misere_partner: int | None = None  # misère for two: the dealer's seat (§3.3)

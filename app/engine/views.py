@@ -33,8 +33,8 @@ def visible_hands(state: TableState, deal: DealState, viewer: int | None) -> dic
 def _talon_visible(deal: DealState) -> list[str]:
     if deal.talon_open:
         return card_texts(deal.talon)
-    if deal.allpass:  # §12: each talon card becomes public as it is led
-        led = [c for trick in (*deal.tricks, deal.trick) for hand, c in trick if hand == TALON]
+    if deal.allpass:  # §12: a talon card is shown as it is led, then like any card of its trick
+        led = [c for trick in (deal.last_trick, deal.trick) for hand, c in trick if hand == TALON]
         return card_texts(led)
     return []
 
