@@ -1,0 +1,31 @@
+"""The hidden-information audit itself must be able to fail: a leaking view is caught."""
+
+from __future__ import annotations
+
+import pytest
+
+import app.engine.views as views
+from app.engine.__main__ import run_random
+from app.engine.audit import cards_in
+from app.engine.cards import Card
+
+
+def test_cards_in_finds_cards_in_keys_values_and_encoded_text() -> None:
+    found = cards_in({"sA": ["hT", {"x": "d7"}], "n": 10, "text": "not a card sA"})
+    assert found == {Card.parse("sA"), Card.parse("hT"), Card.parse("d7")}
+    assert cards_in('{"hand": ["cK"]}') == {Card.parse("cK")}
+
+
+def test_audit_catches_a_view_that_shows_the_declarers_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """§12: the declarer's hand is never shown to others during play; a view that did so is reported."""
+    honest = views.visible_hands
+
+    def leaky(state, deal, viewer):  # type: ignore[no-untyped-def]
+        shown = honest(state, deal, viewer)
+        if deal.declarer is not None:
+            shown[deal.declarer] = [c.text for c in deal.hands[deal.declarer]]
+        return shown
+
+    monkeypatch.setattr(views, "visible_hands", leaky)
+    stats = run_random(3, 20, seed=1)
+    assert stats["errors"] > 0 and "shows" in stats["error_samples"][0]
