@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import app.engine.views as views
+from app.engine import views
 from app.engine.__main__ import run_random
 from app.engine.audit import cards_in
 from app.engine.cards import Card
