@@ -111,7 +111,8 @@ class TableClient:
         return message
 
 
-Chooser = Callable[[list[dict[str, Any]]], dict[str, Any]]
+# Picks one of the legal actions; None means "not now" (the bot waits for the next step).
+Chooser = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
 
 
 async def play_table(
@@ -131,6 +132,10 @@ async def play_table(
         kind = message.get("type")
         if kind == "ack" and message.get("seq") == pending:
             pending = None
+        elif kind == "error" and message.get("code") == "rate_limited":
+            # The frame was dropped unread: back off, then send the action again under a new number.
+            await asyncio.sleep(0.25)
+            pending, acted_on = None, None
         elif kind == "error" and (message.get("seq") == pending or message.get("code") == "not_your_turn"):
             pending, acted_on = None, None  # rejected: look again at the newest legal actions
         current = client.last
@@ -140,11 +145,13 @@ async def play_table(
             return current
         if choose is not None and pending is None and current["legal"] and acted_on != client.version:
             acted_on = client.version
-            pending = await client.act(choose(current["legal"]))
+            action = choose(current["legal"])
+            if action is not None:
+                pending = await client.act(action)
 
 
 def random_chooser(rng: random.Random) -> Chooser:
-    def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    def choose(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
         return rng.choice(legal)
 
     return choose

@@ -29,8 +29,8 @@ class Settings(BaseSettings):
     max_frame_bytes: int = Field(8192, ge=256)
     transport_max_bytes: int = Field(65536, ge=1024)
     # Token bucket per websocket connection.
-    rate_per_second: float = Field(20.0, gt=0)
-    rate_burst: float = Field(40.0, gt=0)
+    rate_per_second: float = Field(50.0, gt=0)
+    rate_burst: float = Field(100.0, gt=0)
     # A connection that keeps flooding past the limit this many times in a row is closed.
     rate_strikes_to_close: int = Field(200, ge=1)
     send_queue_frames: int = Field(256, ge=8)

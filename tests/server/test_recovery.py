@@ -1,0 +1,115 @@
+"""kill -9 the server mid-deal, restart it: same state, same clocks (no charge for the downtime), and the
+game goes on to the end (issue 6 §5; RULES §8.1: a clock runs only while the table waits for a player)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from typing import Any
+
+from app.bots.client import Chooser, TableClient, play_table, random_chooser
+from tests.server.conftest import ServerProcess
+from tests.server.helpers import Table, open_table, play_out
+
+DOWNTIME = 3.0
+
+
+async def _snapshot(url: str) -> dict[str, Any]:
+    client = TableClient(url)
+    await client.connect()
+    try:
+        while True:
+            message = await client.receive(timeout=30)
+            if message["type"] == "snapshot":
+                return message
+    finally:
+        await client.close()
+
+
+def _left_ms(clock: dict[str, Any], seat: int) -> int:
+    times = clock["seats"][seat]
+    return int(times["deal_ms"]) + int(times["reserve_ms"])
+
+
+async def _stop_mid_deal(server: ServerProcess, seed: int) -> Table | None:
+    """Bots play a fresh table until a trick of some deal has been played, then all stop (None: the
+    pulya ended before that happened)."""
+    table = await open_table(server, 3, {"pool_size": 4, "deal_time": 30, "reserve_time": 60})
+    rng = random.Random(seed)
+    stop = asyncio.Event()
+
+    def chooser(client: TableClient, pick: Chooser) -> Chooser:
+        def choose(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+            view = (client.last or {}).get("view") or {}
+            if view.get("phase") == "play" and (view.get("deal") or {}).get("tricks_played", 0) >= 1:
+                stop.set()  # mid-deal, a trick played: everybody stops here
+            return None if stop.is_set() else pick(legal)
+
+        return choose
+
+    tasks = [
+        asyncio.create_task(play_table(c, chooser(c, random_chooser(random.Random(rng.random())))))
+        for c in table.clients
+    ]
+    stopped = asyncio.create_task(stop.wait())
+    await asyncio.wait([stopped, asyncio.gather(*tasks)], timeout=120, return_when=asyncio.FIRST_COMPLETED)
+    for task in [*tasks, stopped]:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+    for client in table.clients:
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(client.close(), 5)
+    if not stop.is_set():
+        await table.close()
+        return None
+    return table
+
+
+async def test_kill_9_mid_deal_then_restart_resumes_same_state_and_clocks(server: ServerProcess) -> None:
+    table = None
+    for seed in range(5):  # a random pulya can end before any deal is played out; take another table
+        table = await _stop_mid_deal(server, seed)
+        if table is not None:
+            break
+    assert table is not None, "no table reached card play"
+    await asyncio.sleep(0.5)  # let any action in flight be committed
+    urls = [api.ws_url(table.id) for api in table.players]
+    before = [await _snapshot(url) for url in urls]
+    assert before[0]["status"] == "playing"
+    running = before[0]["clock"]["running"]
+    assert running is not None
+    snapshot_at = time.monotonic()
+    await asyncio.sleep(1.2)  # the running seat thinks; at least one clock checkpoint is written
+    killed_at = time.monotonic()
+    server.kill()
+    await asyncio.sleep(DOWNTIME)
+    server.start()
+    after = [await _snapshot(url) for url in urls]
+
+    for old, new in zip(before, after, strict=True):
+        assert new["v"] == old["v"]
+        assert new["view"] == old["view"]  # same deal, same hands, same trick, per seat
+        assert new["last_seq"] == old["last_seq"]
+        for seat in range(3):
+            if seat != running:
+                assert _left_ms(new["clock"], seat) == _left_ms(old["clock"], seat)
+    old_left = _left_ms(before[0]["clock"], running)
+    new_left = _left_ms(after[-1]["clock"], running)
+    thought_ms = (killed_at - snapshot_at) * 1000
+    # Charged for its thinking before the crash (up to the last checkpoint), never for the downtime.
+    assert new_left <= old_left
+    assert new_left >= old_left - thought_ms - 1500, (old_left, new_left, thought_ms)
+
+    # And the game goes on to the end.
+    table.clients = [TableClient(url) for url in urls]
+    for client in table.clients:
+        await client.connect()
+    try:
+        finals = await play_out(table, seed=12)
+        assert finals[0]["status"] == "finished"
+        assert sum(finals[0]["outcome"]["settlement"]["result"]) == 0
+    finally:
+        await table.close()
