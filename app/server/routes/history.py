@@ -51,6 +51,9 @@ async def action_log(table_id: int, _admin: AdminUser, session: SessionDep) -> d
     return {
         "table": table_id,
         "status": table.status,
+        "seats": table.seats,
+        "first_dealer": table.first_dealer,
+        "conventions": table.conventions,
         "actions": [
             {"seq": r.seq, "action": r.action, "user_id": r.user_id, "at": r.at, "clock": r.clock}
             for r in rows
