@@ -26,10 +26,14 @@ MODE_ANALYSE = 3
 cdef int MOD3[6]
 MOD3[:] = [0, 1, 2, 0, 1, 2]
 
+cdef int _i
+cdef uint8_t POP8[256]  # bits set in a byte (one suit)
+for _i in range(256):
+    POP8[_i] = bin(_i).count("1")
+
 cdef uint8_t C_COMPRESS[65536]
 cdef uint8_t C_HEADS[65536]
 
-cdef int _i
 for _i in range(65536):
     C_COMPRESS[_i] = COMPRESS[_i]
     C_HEADS[_i] = RUN_HEADS[_i]
@@ -229,7 +233,7 @@ cdef inline void _key(Search* s, int leader, uint64_t* k1, uint64_t* k2) noexcep
 cdef inline int _code_of(Search* s, int c) noexcept nogil:
     cdef int sh = c & 24
     cdef uint32_t live = ((s.h[0] | s.h[1] | s.h[2]) >> sh) & 255
-    return 1 + sh + _popcount(live & ((<uint32_t>1 << (c & 7)) - 1))
+    return 1 + sh + POP8[live & ((<uint32_t>1 << (c & 7)) - 1)]
 
 
 cdef inline int _card_of(Search* s, int code) noexcept nogil:
@@ -269,24 +273,63 @@ cdef inline int _sure_tricks(Search* s, int p) noexcept nogil:
         o2 = (q2 >> sh) & 255
         other = o1 | o2
         top = mine & ~((<uint32_t>1 << _bit_length(other)) - 1)
-        count = _popcount(top)
+        count = POP8[top]
         if count and sh != t_sh:
             if q1_trumps:
-                len1 = _popcount(o1)
+                len1 = POP8[o1]
                 if len1 < count:
                     count = len1
             if q2_trumps:
-                len2 = _popcount(o2)
+                len2 = POP8[o2]
                 if len2 < count:
                     count = len2
         total += count
     return total
 
 
-cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int first, int* out) noexcept nogil:
-    """Run heads of the legal cards, most promising first; returns how many."""
+cdef inline bint _misere_trick_forced(Search* s, int leader) noexcept nogil:
+    """See ``_pure.Kernel._misere_trick_forced``."""
+    cdef int declarer = s.declarer
+    cdef uint32_t mine = s.h[declarer]
+    cdef uint32_t theirs = s.h[MOD3[declarer + 1]] | s.h[MOD3[declarer + 2]]
+    cdef uint32_t lead_hand = s.h[leader]
+    cdef uint32_t d, o
+    cdef int sh
+    for sh in range(0, 32, 8):
+        d = (mine >> sh) & 255
+        o = (theirs >> sh) & 255
+        if leader == declarer:
+            if d and _bit_length(d & (~d + 1)) < _bit_length(o):
+                return False
+        elif d and ((lead_hand >> sh) & 255) and _bit_length(d & (~d + 1)) > _bit_length(o):
+            return True
+    return leader == declarer
+
+
+cdef inline bint _misere_trick_lost(Search* s, int leader) noexcept nogil:
+    """See ``_pure.Kernel._misere_trick_lost``."""
+    cdef uint32_t mine = s.h[leader]
+    cdef uint32_t q, d, o
+    cdef int k, sh
+    for k in range(1, 3):
+        q = s.h[MOD3[leader + k]]
+        for sh in range(0, 32, 8):
+            d = (mine >> sh) & 255
+            o = (q >> sh) & 255
+            if d and o and (d & (~d + 1)) < (o & (~o + 1)):
+                return True
+    return False
+
+
+cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, uint32_t legal,
+                int* out) noexcept nogil:
+    """Sort keys (1000 - score) << 5 | card of the run heads of the legal cards, unsorted; returns how many.
+
+    Taken in ascending key order (the search picks the smallest left, so a cut-off spares the sorting)
+    this is exactly the order of ``_pure.Kernel._moves``, whose per-card tests are folded into
+    per-suit masks here.
+    """
     cdef uint32_t hand = s.h[mover]
-    cdef uint32_t legal = _legal(s, mover, tlen, t0)
     cdef uint32_t live = _live(s, tlen, t0, t1)
     cdef int declarer = s.declarer
     cdef bint misere = s.misere
@@ -294,18 +337,28 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int 
     cdef bint dumps_high = misere and mover == declarer
     cdef int wc = 0
     cdef int wp = 0
-    cdef int keys[16]
     cdef int n = 0
-    cdef int sidx, sh, r, c, score, k, j
-    cdef uint32_t ms, ls, heads, o1, o2, low1, low2, low_d, low_p, b
-    cdef bint beats, good
-    cdef int found
+    cdef int sidx, sh, r, score, top, wsuit, wrank
+    cdef uint32_t ms, ls, heads, o1, o2, low1, low2, low_d, low_p, b, beat_mask
+    cdef int base_beat = 0
+    cdef int base_not = 0
+    cdef bint high_beat = dumps_high
+    cdef bint high_not = dumps_high or misere
+    cdef bint declarer_leads = mover == declarer
+    cdef bint declarer_next = MOD3[mover + 1] == declarer
     if tlen:
         wc = t0
         wp = leader
         if tlen == 2 and _beats(s, t1, wc):
             wc = t1
             wp = MOD3[leader + 1]
+        # A card either takes over the trick or leaves it with wp: both outcomes are known up front.
+        if (mover == declarer) == maxer:
+            base_beat = 100
+        if (wp == declarer) == maxer:
+            base_not = 100
+    wsuit = wc >> 3
+    wrank = wc & 7
     for sidx in range(4):
         sh = sidx << 3
         ms = (legal >> sh) & 255
@@ -313,62 +366,55 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, int 
             continue
         ls = (live >> sh) & 255
         heads = C_HEADS[(ls << 8) | ms]
-        low1 = 0
-        low2 = 0
-        if tlen == 0 and misere:
+        if tlen:
+            if sidx == wsuit:
+                beat_mask = 255 & ~((<uint32_t>2 << wrank) - 1)
+            elif sidx == s.trump and wsuit != s.trump:
+                beat_mask = 255
+            else:
+                beat_mask = 0
+            while heads:
+                r = __builtin_ctz(heads)
+                heads &= heads - 1
+                if (beat_mask >> r) & 1:
+                    score = base_beat + (r if high_beat else 8 - r)
+                else:
+                    score = base_not + (r if high_not else 8 - r)
+                out[n] = ((1000 - score) << 5) | (sh + r)
+                n += 1
+            continue
+        if misere:
             o1 = (s.h[MOD3[mover + 1]] >> sh) & 255
             o2 = (s.h[MOD3[mover + 2]] >> sh) & 255
             low1 = o1 & (~o1 + 1)
             low2 = o2 & (~o2 + 1)
+            if declarer_next:
+                low_d = low1
+                low_p = low2
+            else:
+                low_d = low2
+                low_p = low1
+        else:
+            top = _bit_length(ls & ~((hand >> sh) & 255))  # ranks from here up are top cards
         while heads:
             r = __builtin_ctz(heads)
             heads &= heads - 1
-            c = sh + r
-            if tlen == 0:
-                if misere:
-                    b = <uint32_t>1 << r
-                    if mover == declarer:
-                        score = 50 + r if (low1 > b or low2 > b) else 10 - r
-                    else:
-                        if MOD3[mover + 1] == declarer:
-                            low_d = low1
-                            low_p = low2
-                        else:
-                            low_d = low2
-                            low_p = low1
-                        if not low_d:
-                            score = 8 - r
-                        elif low_d > b and (not low_p or low_p < low_d):
-                            score = 68 - r
-                        else:
-                            score = 28 - r
-                elif ((ls & ~((hand >> sh) & 255)) >> r) == 0:
-                    score = 30
+            if misere:
+                b = <uint32_t>1 << r
+                if declarer_leads:
+                    score = 50 + r if (low1 > b or low2 > b) else 10 - r
+                elif not low_d:
+                    score = 8 - r
+                elif low_d > b and (not low_p or low_p < low_d):
+                    score = 68 - r
                 else:
-                    score = 10 - r
+                    score = 28 - r
+            elif r >= top:
+                score = 30
             else:
-                beats = _beats(s, c, wc)
-                good = ((mover if beats else wp) == declarer) == maxer
-                score = r if (dumps_high or (misere and not beats)) else 8 - r
-                if good:
-                    score += 100
-            k = ((1000 - score) << 5) | c
-            # insertion sort, ascending key
-            j = n
-            while j > 0 and keys[j - 1] > k:
-                keys[j] = keys[j - 1]
-                j -= 1
-            keys[j] = k
+                score = 10 - r
+            out[n] = ((1000 - score) << 5) | (sh + r)
             n += 1
-    found = 0
-    for j in range(n):
-        out[j] = keys[j] & 31
-        if out[j] == first:
-            found = j
-    if found > 0:
-        for j in range(found, 0, -1):
-            out[j] = out[j - 1]
-        out[0] = first
     return n
 
 
@@ -378,14 +424,14 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int 
     ``n`` is the number of tricks left, the current one included (the mover's card count).
     """
     cdef int mover, w, r, i, count, result, nb
-    cdef uint32_t hand
+    cdef uint32_t hand, legal
     cdef uint64_t k1 = 0
     cdef uint64_t k2 = 0
     cdef Entry* e = NULL
     cdef unsigned long epoch = 0
     cdef bint maxer
     cdef int moves[16]
-    cdef int c
+    cdef int c, j, best
     cdef int first = -1
     cdef int cut = -1
     # Locals, not struct fields: stores into s.h may alias them under -fno-strict-aliasing.
@@ -409,15 +455,17 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int 
             w = _winner(s, leader, _top(s.h[leader]), _top(s.h[MOD3[leader + 1]]),
                         _top(s.h[MOD3[leader + 2]]))
             return 1 if w == declarer else 0
-        _key(s, leader, &k1, &k2)
-        # The table slot is a likely cache miss: ask for it before the cheaper sure-trick test.
-        __builtin_prefetch(&s.table[_home(s, k1, k2)])
         if not misere:
             if leader == declarer:
                 if _sure_tricks(s, leader) >= beta:
                     return 1
             elif n - _sure_tricks(s, leader) < beta:
                 return 0
+        elif (beta == 1 or leader == declarer) and _misere_trick_forced(s, leader):
+            return 1
+        elif beta == n and leader == declarer and _misere_trick_lost(s, leader):
+            return 0
+        _key(s, leader, &k1, &k2)
         e = _find(s, k1, k2)
         epoch = s.epoch
         if e != NULL:
@@ -429,9 +477,27 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int 
                 first = _card_of(s, e.flags & 63)
     maxer = (mover == declarer) != misere
     result = 0 if maxer else 1
-    count = _moves(s, mover, leader, tlen, t0, t1, first, moves)
+    legal = _legal(s, mover, tlen, t0)
+    if legal & (legal - 1):
+        count = _moves(s, mover, leader, tlen, t0, t1, legal, moves)
+    else:
+        moves[0] = __builtin_ctz(legal)  # a forced card needs no ordering
+        count = 1
     for i in range(count):
-        c = moves[i]
+        # Selection, one card at a time: the table's card, else the smallest key left.
+        best = i
+        if i == 0 and first >= 0:
+            for j in range(count):
+                if (moves[j] & 31) == first:
+                    best = j
+        else:
+            for j in range(i + 1, count):
+                if moves[j] < moves[best]:
+                    best = j
+        c = moves[best]
+        moves[best] = moves[i]
+        moves[i] = c
+        c &= 31
         s.h[mover] = hand ^ (<uint32_t>1 << c)
         if tlen == 2:
             w = _winner(s, leader, t0, t1, c)

@@ -304,13 +304,19 @@ class Kernel:
                     h[(leader + 2) % 3].bit_length() - 1,
                 )
                 return w == declarer
-            # Proven bounds only: the sure tricks of the side on lead, then the table.
+            # Proven bounds only: the sure tricks of the side on lead (misère: whether this trick is
+            # forced on the declarer or can surely be lost), then the table.
             if not self._misere:
                 if leader == declarer:
                     if self._sure_tricks(leader) >= beta:
                         return True
                 elif n - self._sure_tricks(leader) < beta:
                     return False
+            elif (beta == 1 or leader == declarer) and self._misere_trick_forced(leader):
+                # Forced on a declarer on lead, it stays forced to the end: he takes every trick.
+                return True
+            elif beta == n and leader == declarer and self._misere_trick_lost(leader):
+                return False
             key = self._key(leader)
             entry = self._tt.get(key)
             if entry is not None:
@@ -388,6 +394,39 @@ class Kernel:
                     count = min(count, o2.bit_count())
             total += count
         return total
+
+    def _misere_trick_forced(self, leader: int) -> bool:
+        """Misère: the declarer must take the trick about to be led.
+
+        Declarer on lead: in every suit he holds, his lowest card is over all the defenders' cards of it.
+        A defender on lead: he holds a suit in which the declarer's lowest card is over all the
+        defenders' cards (the declarer must follow and win).
+        """
+        h = self._h
+        declarer = self._declarer
+        mine = h[declarer]
+        theirs = h[(declarer + 1) % 3] | h[(declarer + 2) % 3]
+        for sh in (0, 8, 16, 24):
+            d = mine >> sh & 255
+            o = theirs >> sh & 255
+            if leader == declarer:
+                if d and (d & -d).bit_length() < o.bit_length():
+                    return False
+            elif d and h[leader] >> sh & 255 and (d & -d).bit_length() > o.bit_length():
+                return True
+        return leader == declarer
+
+    def _misere_trick_lost(self, leader: int) -> bool:
+        """Misère, declarer on lead: he has a card under every card some defender holds in its suit."""
+        h = self._h
+        mine = h[leader]
+        for q in (h[(leader + 1) % 3], h[(leader + 2) % 3]):
+            for sh in (0, 8, 16, 24):
+                d = mine >> sh & 255
+                o = q >> sh & 255
+                if d and o and (d & -d) < (o & -o):
+                    return True
+        return False
 
     def _code_of(self, c: int) -> int:
         """A card as 1 + suit * 8 + its order among the suit's cards in play: equal in equal layouts."""
