@@ -418,25 +418,8 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, uint
     return n
 
 
-cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int n) noexcept nogil:
-    """1 if the declarer takes at least beta tricks from here, 0 if not, -1 when the budget ran out.
-
-    ``n`` is the number of tricks left, the current one included (the mover's card count).
-    """
-    cdef int mover, w, r, i, count, result, nb
-    cdef uint32_t hand, legal
-    cdef uint64_t k1 = 0
-    cdef uint64_t k2 = 0
-    cdef Entry* e = NULL
-    cdef unsigned long epoch = 0
-    cdef bint maxer
-    cdef int moves[16]
-    cdef int c, j, best
-    cdef int first = -1
-    cdef int cut = -1
-    # Locals, not struct fields: stores into s.h may alias them under -fno-strict-aliasing.
-    cdef int declarer = s.declarer
-    cdef bint misere = s.misere
+cdef inline int _tick(Search* s) noexcept nogil:
+    """Counts a node; -1 when a budget has run out."""
     s.nodes += 1
     if s.nodes > s.budget:
         s.abort_reason = 1
@@ -444,89 +427,179 @@ cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int 
     if s.deadline > 0 and s.nodes % CLOCK_EVERY == 0 and _now() > s.deadline:
         s.abort_reason = 2
         return -1
-    mover = MOD3[leader + tlen]
-    hand = s.h[mover]
+    return 0
+
+
+cdef inline int _pick(int* moves, int i, int count, int first) noexcept nogil:
+    """Move the i-th card to try into place and return it: the table's card first, else the smallest key
+    left (selection, one at a time: a cut-off spares sorting the rest)."""
+    cdef int best = i
+    cdef int j, c
+    if i == 0 and first >= 0:
+        best = -1
+        for j in range(count):
+            if (moves[j] & 31) == first:
+                best = j
+    if best < 0 or best == i and not (i == 0 and first >= 0):
+        best = i
+        for j in range(i + 1, count):
+            if moves[j] < moves[best]:
+                best = j
+    c = moves[best]
+    moves[best] = moves[i]
+    moves[i] = c
+    return c & 31
+
+
+cdef int _search(Search* s, int leader, int tlen, int t0, int t1, int beta, int n) noexcept nogil:
+    """1 if the declarer takes at least beta tricks from here, 0 if not, -1 when the budget ran out.
+
+    ``n`` is the number of tricks left, the current one included (the mover's card count). The search
+    is split by the seat in the trick: `_lead`, `_second`, `_third`.
+    """
+    if tlen == 0:
+        return _lead(s, leader, beta, n)
+    if tlen == 1:
+        return _second(s, leader, t0, beta, n)
+    return _third(s, leader, t0, t1, beta, n)
+
+
+cdef int _lead(Search* s, int leader, int beta, int n) noexcept nogil:
+    cdef int w, r, i, count, result, c
+    cdef uint32_t hand
+    cdef uint64_t k1 = 0
+    cdef uint64_t k2 = 0
+    cdef Entry* e = NULL
+    cdef unsigned long epoch = 0
+    cdef bint maxer
+    cdef int moves[16]
+    cdef int first = -1
+    cdef int cut = -1
+    # Locals, not struct fields: stores into s.h may alias them under -fno-strict-aliasing.
+    cdef int declarer = s.declarer
+    cdef bint misere = s.misere
+    if _tick(s):
+        return -1
     if beta <= 0:
         return 1
     if beta > n:
         return 0
-    if tlen == 0:
-        if n == 1:
-            w = _winner(s, leader, _top(s.h[leader]), _top(s.h[MOD3[leader + 1]]),
-                        _top(s.h[MOD3[leader + 2]]))
-            return 1 if w == declarer else 0
-        if not misere:
-            if leader == declarer:
-                if _sure_tricks(s, leader) >= beta:
-                    return 1
-            elif n - _sure_tricks(s, leader) < beta:
-                return 0
-        elif (beta == 1 or leader == declarer) and _misere_trick_forced(s, leader):
-            return 1
-        elif beta == n and leader == declarer and _misere_trick_lost(s, leader):
-            return 0
-        _key(s, leader, &k1, &k2)
-        e = _find(s, k1, k2)
-        epoch = s.epoch
-        if e != NULL:
-            if e.lo >= beta:
+    if n == 1:
+        w = _winner(s, leader, _top(s.h[leader]), _top(s.h[MOD3[leader + 1]]), _top(s.h[MOD3[leader + 2]]))
+        return 1 if w == declarer else 0
+    if not misere:
+        if leader == declarer:
+            if _sure_tricks(s, leader) >= beta:
                 return 1
-            if e.hi < beta:
-                return 0
-            if e.flags & 63:
-                first = _card_of(s, e.flags & 63)
-    maxer = (mover == declarer) != misere
+        elif n - _sure_tricks(s, leader) < beta:
+            return 0
+    elif (beta == 1 or leader == declarer) and _misere_trick_forced(s, leader):
+        return 1
+    elif beta == n and leader == declarer and _misere_trick_lost(s, leader):
+        return 0
+    _key(s, leader, &k1, &k2)
+    e = _find(s, k1, k2)
+    epoch = s.epoch
+    if e != NULL:
+        if e.lo >= beta:
+            return 1
+        if e.hi < beta:
+            return 0
+        if e.flags & 63:
+            first = _card_of(s, e.flags & 63)
+    hand = s.h[leader]
+    maxer = (leader == declarer) != misere
     result = 0 if maxer else 1
-    legal = _legal(s, mover, tlen, t0)
-    if legal & (legal - 1):
-        count = _moves(s, mover, leader, tlen, t0, t1, legal, moves)
-    else:
-        moves[0] = __builtin_ctz(legal)  # a forced card needs no ordering
-        count = 1
+    count = _moves(s, leader, leader, 0, 0, 0, hand, moves)
     for i in range(count):
-        # Selection, one card at a time: the table's card, else the smallest key left.
-        best = i
-        if i == 0 and first >= 0:
-            for j in range(count):
-                if (moves[j] & 31) == first:
-                    best = j
-        else:
-            for j in range(i + 1, count):
-                if moves[j] < moves[best]:
-                    best = j
-        c = moves[best]
-        moves[best] = moves[i]
-        moves[i] = c
-        c &= 31
-        s.h[mover] = hand ^ (<uint32_t>1 << c)
-        if tlen == 2:
-            w = _winner(s, leader, t0, t1, c)
-            nb = beta - 1 if w == declarer else beta
-            if nb <= 0:
-                r = 1
-            elif nb >= n:
-                r = 0
-            else:
-                r = _search(s, w, 0, 0, 0, nb, n - 1)
-        elif tlen == 1:
-            r = _search(s, leader, 2, t0, c, beta, n)
-        else:
-            r = _search(s, leader, 1, c, 0, beta, n)
-        s.h[mover] = hand
+        c = _pick(moves, i, count, first)
+        s.h[leader] = hand ^ (<uint32_t>1 << c)
+        r = _second(s, leader, c, beta, n)
+        s.h[leader] = hand
         if r < 0:
             return -1
         if r == maxer:
             result = r
             cut = c
             break
-    if tlen == 0:
-        if e != NULL and s.epoch == epoch:
-            _update(e, result, beta, _code_of(s, cut) if cut >= 0 else 0)
-        else:
-            _store(s, k1, k2, n, result, beta, _code_of(s, cut) if cut >= 0 else 0)
+    if e != NULL and s.epoch == epoch:
+        _update(e, result, beta, _code_of(s, cut) if cut >= 0 else 0)
+    else:
+        _store(s, k1, k2, n, result, beta, _code_of(s, cut) if cut >= 0 else 0)
         if s.abort_reason:
             return -1
     return result
+
+
+cdef int _second(Search* s, int leader, int t0, int beta, int n) noexcept nogil:
+    cdef int mover = MOD3[leader + 1]
+    cdef uint32_t hand = s.h[mover]
+    cdef uint32_t legal
+    cdef int r, i, count, c
+    cdef int moves[16]
+    cdef bint maxer = (mover == s.declarer) != s.misere
+    if _tick(s):
+        return -1
+    if beta <= 0:
+        return 1
+    if beta > n:
+        return 0
+    legal = _legal(s, mover, 1, t0)
+    if legal & (legal - 1):
+        count = _moves(s, mover, leader, 1, t0, 0, legal, moves)
+    else:
+        moves[0] = __builtin_ctz(legal)  # a forced card needs no ordering
+        count = 1
+    for i in range(count):
+        c = _pick(moves, i, count, -1) if count > 1 else moves[0] & 31
+        s.h[mover] = hand ^ (<uint32_t>1 << c)
+        r = _third(s, leader, t0, c, beta, n)
+        s.h[mover] = hand
+        if r < 0:
+            return -1
+        if r == maxer:
+            return r
+    return 0 if maxer else 1
+
+
+cdef int _third(Search* s, int leader, int t0, int t1, int beta, int n) noexcept nogil:
+    cdef int mover = MOD3[leader + 2]
+    cdef uint32_t hand = s.h[mover]
+    cdef uint32_t legal
+    cdef int r, i, count, c, w, nb
+    cdef int moves[16]
+    cdef int declarer = s.declarer
+    cdef bint maxer = (mover == declarer) != s.misere
+    if _tick(s):
+        return -1
+    if beta <= 0:
+        return 1
+    if beta > n:
+        return 0
+    legal = _legal(s, mover, 2, t0)
+    if legal & (legal - 1):
+        count = _moves(s, mover, leader, 2, t0, t1, legal, moves)
+    else:
+        moves[0] = __builtin_ctz(legal)
+        count = 1
+    for i in range(count):
+        c = _pick(moves, i, count, -1) if count > 1 else moves[0] & 31
+        w = _winner(s, leader, t0, t1, c)
+        nb = beta - 1 if w == declarer else beta
+        # A trick that settles the question needs no search below it.
+        if nb <= 0:
+            r = 1
+        elif nb >= n:
+            r = 0
+        else:
+            s.h[mover] = hand ^ (<uint32_t>1 << c)
+            r = _lead(s, w, nb, n - 1)
+            s.h[mover] = hand
+            if r < 0:
+                return -1
+        if r == maxer:
+            return r
+    return 0 if maxer else 1
 
 
 cdef int _value(Search* s, int leader, int tlen, int t0, int t1) noexcept nogil:
