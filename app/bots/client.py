@@ -128,6 +128,15 @@ async def play_table(
     pending: int | None = None
     acted_on: int | None = None  # the version we last acted on: one action per step
     while True:
+        current = client.last
+        if current is not None:
+            if current["status"] in ("finished", "awaiting_adjudication"):
+                return current
+            if choose is not None and pending is None and current["legal"] and acted_on != client.version:
+                acted_on = client.version
+                action = choose(current["legal"])
+                if action is not None:
+                    pending = await client.act(action)
         message = await client.receive(timeout=idle_timeout)
         kind = message.get("type")
         if kind == "ack" and message.get("seq") == pending:
@@ -138,16 +147,6 @@ async def play_table(
             pending, acted_on = None, None
         elif kind == "error" and (message.get("seq") == pending or message.get("code") == "not_your_turn"):
             pending, acted_on = None, None  # rejected: look again at the newest legal actions
-        current = client.last
-        if current is None:
-            continue
-        if current["status"] in ("finished", "awaiting_adjudication"):
-            return current
-        if choose is not None and pending is None and current["legal"] and acted_on != client.version:
-            acted_on = client.version
-            action = choose(current["legal"])
-            if action is not None:
-                pending = await client.act(action)
 
 
 def random_chooser(rng: random.Random) -> Chooser:

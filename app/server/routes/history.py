@@ -55,7 +55,15 @@ async def action_log(table_id: int, _admin: AdminUser, session: SessionDep) -> d
         "first_dealer": table.first_dealer,
         "conventions": table.conventions,
         "actions": [
-            {"seq": r.seq, "action": r.action, "user_id": r.user_id, "at": r.at, "clock": r.clock}
+            {
+                "seq": r.seq,
+                "action": r.action,
+                "user_id": r.user_id,
+                "client_seq": r.client_seq,
+                "by_server": r.by_server,
+                "at": r.at,
+                "clock": r.clock,
+            }
             for r in rows
         ],
     }
