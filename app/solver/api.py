@@ -80,7 +80,9 @@ class Solver:
     """A solving session: keeps one transposition table warm across the positions it is given.
 
     Use one session for the positions of one deal (a robot finishing it card by card); results never
-    depend on the table's contents, only node counts (and so budgets) do.
+    depend on the table's contents, only node counts (and so budgets) do. The compiled search releases
+    the GIL, so sessions in different threads run in parallel; one session must not be shared between
+    threads.
     """
 
     def __init__(self, implementation: str | None = None) -> None:
