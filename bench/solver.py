@@ -16,6 +16,7 @@ import argparse
 import random
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -72,6 +73,11 @@ def run(sample: list[tuple[str, Position]], implementation: str) -> dict[str, li
     return out
 
 
+def _solve_all(positions: list[Position]) -> None:
+    for position in positions:
+        Solver("cython").solve(position)
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
@@ -111,6 +117,19 @@ def main() -> None:
     pure = run(pure_sample, "python")
     report(f"pure python, the first {args.pure_deals} deals + {args.pure_deals // 3} playable misères", pure)
     if compiled:
+        print("\nthe compiled search releases the GIL: the first 300 deals in one thread, then in two")
+        head = [p for _, p in sample[:300]]
+        start = time.perf_counter()
+        _solve_all(head)
+        one = time.perf_counter() - start
+        threads = [threading.Thread(target=_solve_all, args=(head[i::2],)) for i in range(2)]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        two = time.perf_counter() - start
+        print(f"  one thread {one * 1000:.0f} ms, two threads {two * 1000:.0f} ms, speed-up {one / two:.2f}")
         same = run(pure_sample, "cython")
         print("\nspeed ratio on the pure sample (same deals): pure total time / compiled total time,")
         print("and the median of the per-deal ratios")
