@@ -84,19 +84,25 @@ def misere_discard(
         add_layouts(added)
         this_round: dict[tuple[Card, Card], int] = {}
         for pair in candidates:
-            if time.perf_counter() > deadline:
-                break
             hand = full & ~(1 << pair[0].index) & ~(1 << pair[1].index)
             count = 0
             for d1, d2, lead in layouts[start:]:
+                time_left = deadline - time.perf_counter()
+                if time_left <= 0:
+                    break
                 try:
                     caught_here, _ = kernel.run(
-                        (hand, d1, d2), -1, True, 0, lead, (), MODE_TEST, 1, LAYOUT_NODE_BUDGET, 0.0
+                        (hand, d1, d2), -1, True, 0, lead, (), MODE_TEST, 1, LAYOUT_NODE_BUDGET, time_left
                     )
                 except SolverBudgetExceeded:
+                    if time.perf_counter() >= deadline:
+                        break
                     caught_here = 1  # too tangled to prove clean within budget: count it as a risk
                 count += caught_here
-            this_round[pair] = count
+            else:
+                this_round[pair] = count
+                continue
+            break
         if len(this_round) < len(candidates):
             # Out of time: an unfinished round would compare candidates on different layouts, so the
             # pick stands on the rounds completed.
