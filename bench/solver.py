@@ -67,9 +67,10 @@ def run(sample: list[tuple[str, Position]], implementation: str) -> dict[str, li
         solution = solver.solve(position)
         elapsed = (time.perf_counter() - start) * 1000
         out.setdefault(kind, []).append((elapsed, solution.nodes))
-        group = "contracts" if kind in ("trump", "no-trump") else None
-        if group:
-            out.setdefault(group, []).append((elapsed, solution.nodes))
+        if kind in ("trump", "no-trump"):
+            out.setdefault("contracts", []).append((elapsed, solution.nodes))
+        if kind in ("trump", "no-trump", "misère"):
+            out.setdefault("all random deals", []).append((elapsed, solution.nodes))
     return out
 
 
@@ -86,7 +87,7 @@ def percentile(values: list[float], p: float) -> float:
 def report(title: str, results: dict[str, list[tuple[float, int]]]) -> None:
     print(f"\n{title}")
     print(f"  {'kind':<24}{'deals':>7}{'median ms':>11}{'p99 ms':>9}{'max ms':>9}{'mean nodes':>12}")
-    for kind in ("contracts", "trump", "no-trump", "misère", "misère, playable hands"):
+    for kind in ("all random deals", "contracts", "trump", "no-trump", "misère", "misère, playable hands"):
         rows = results.get(kind)
         if not rows:
             continue
