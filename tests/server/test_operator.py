@@ -1,0 +1,57 @@
+"""An operator ends a pulya early (RULES §7.7); an administrator adjudicates the interrupted deal (§8.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from app.bots.client import ApiError
+from tests.server.conftest import ADMIN, ServerProcess, login
+from tests.server.helpers import open_table
+
+
+@pytest.fixture(scope="module")
+def server(shared_server: ServerProcess) -> Iterator[ServerProcess]:
+    yield shared_server
+
+
+async def _wait_status(client: Any, status: str) -> dict[str, Any]:
+    while client.last is None or client.last["status"] != status:
+        await client.receive(timeout=10)
+    last: dict[str, Any] = client.last
+    return last
+
+
+async def test_operator_stops_a_pulya_and_an_admin_awards_the_interrupted_deal(server: ServerProcess) -> None:
+    table = await open_table(server, 3, {"pool_size": 10})
+    admin = await login(server, ADMIN)
+    try:
+        await _wait_status(table.clients[0], "playing")
+        with pytest.raises(ApiError) as refused:
+            await table.players[0].call("POST", f"/api/tables/{table.id}/stop", {"reason": "bored"})
+        assert refused.value.status == 403
+        await table.operator.call("POST", f"/api/tables/{table.id}/stop", {"reason": "venue closes"})
+        final = await _wait_status(table.clients[1], "finished")
+        assert final["outcome"]["reason"] == "interrupted"
+        assert final["outcome"]["settlement"]["sum"] == 0
+        assert "venue closes" in final["outcome"]["settlement"]["note"]
+
+        pending = [d for d in await admin.call("GET", "/api/admin/interrupted") if d["table"] == table.id]
+        assert len(pending) == 1 and pending[0]["record"]["hands"]
+        award = f"/api/admin/interrupted/{pending[0]['id']}/award"
+        with pytest.raises(ApiError) as not_admin:
+            await table.operator.call("POST", award, {"tricks": None})
+        assert not_admin.value.status == 403
+        with pytest.raises(ApiError) as bad_award:
+            await admin.call("POST", award, {"tricks": {"0": 11}})
+        assert bad_award.value.status == 422
+        done = await admin.call("POST", award, {"tricks": None})
+        assert done["status"] == "finished" and done["settlement"]["sum"] == 0
+        with pytest.raises(ApiError) as twice:
+            await admin.call("POST", award, {"tricks": None})
+        assert twice.value.status == 409
+    finally:
+        await admin.close()
+        await table.close()
