@@ -402,7 +402,14 @@ cdef int _moves(Search* s, int mover, int leader, int tlen, int t0, int t1, uint
             if misere:
                 b = <uint32_t>1 << r
                 if declarer_leads:
-                    score = 50 + r if (low1 > b or low2 > b) else 10 - r
+                    if low1 > b or low2 > b:
+                        score = 50 + r
+                    elif low1 and low2:
+                        score = 10 - r
+                    elif low1 or low2:
+                        score = 5 - r
+                    else:
+                        score = -r
                 elif not low_d:
                     score = 8 - r
                 elif low_d > b and (not low_p or low_p < low_d):

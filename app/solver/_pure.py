@@ -249,7 +249,14 @@ class Kernel:
                     if misere:
                         b = 1 << r
                         if mover == declarer:
-                            score = 50 + r if low1 > b or low2 > b else 10 - r
+                            if low1 > b or low2 > b:
+                                score = 50 + r  # somebody must go over it: shed the highest such card
+                            elif low1 and low2:
+                                score = 10 - r
+                            elif low1 or low2:
+                                score = 5 - r
+                            else:
+                                score = -r  # nobody can follow: a sure trick for the declarer
                         else:
                             low_d, low_p = (low1, low2) if (mover + 1) % 3 == declarer else (low2, low1)
                             if not low_d:
