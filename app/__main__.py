@@ -28,7 +28,10 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         ws_max_size=settings.transport_max_bytes,
+        timeout_keep_alive=30,
         log_level=args.log_level,
+        # Off by default: websocket URLs carry the token in their query string.
+        access_log=args.access_log,
         lifespan="on",
     )
     return 0
@@ -68,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="info")
+    serve.add_argument("--access-log", action="store_true", help="log every request (URLs include tokens)")
     serve.set_defaults(func=_serve)
     users = commands.add_parser("users", help="manage accounts")
     users_commands = users.add_subparsers(dest="users_command", required=True)

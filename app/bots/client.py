@@ -33,7 +33,11 @@ class Api:
 
     async def call(self, method: str, path: str, body: Any = None) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        response = await self.http.request(method, path, json=body, headers=headers)
+        try:
+            response = await self.http.request(method, path, json=body, headers=headers)
+        except (httpx.ReadError, httpx.RemoteProtocolError):
+            # A pooled keep-alive connection the server had just closed: once more on a fresh one.
+            response = await self.http.request(method, path, json=body, headers=headers)
         data = response.json() if response.content else None
         if response.status_code >= 400:
             raise ApiError(response.status_code, data)
@@ -55,7 +59,13 @@ class Api:
         return await self.call("POST", f"/api/rooms/{room_id}/tables", body)
 
     async def sit(self, table_id: int, seat: int | None = None) -> int:
-        data = await self.call("POST", f"/api/tables/{table_id}/sit", {"seat": seat})
+        try:
+            data = await self.call("POST", f"/api/tables/{table_id}/sit", {"seat": seat})
+        except ApiError as exc:
+            # A retried request whose first attempt went through.
+            if seat is not None and exc.status == 409 and (exc.body or {}).get("error") == "already_seated":
+                return seat
+            raise
         seat_taken: int = data["seat"]
         return seat_taken
 
@@ -74,6 +84,7 @@ class TableClient:
     seq: int = 0
     version: int | None = None
     last: dict[str, Any] | None = None  # the last snapshot or update
+    sheet: dict[str, Any] | None = None  # the newest score sheet (updates carry it only when it changes)
     ws: Any = None
 
     async def connect(self) -> None:
@@ -97,6 +108,8 @@ class TableClient:
         if self.record:
             self.frames.append(message)
         kind = message.get("type")
+        if kind in ("snapshot", "update") and message.get("sheet") is not None:
+            self.sheet = message["sheet"]
         if kind == "snapshot":
             self.version = message["v"]
             self.last = message

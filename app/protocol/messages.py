@@ -132,6 +132,8 @@ class SnapshotMessage(_Message):
 
 
 class UpdateMessage(_Message):
+    """One step. ``sheet`` is present only when the score sheet changed (or the game is over)."""
+
     type: Literal["update"] = "update"
     table: int
     v: int

@@ -188,6 +188,7 @@ class TableActor:
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._checkpointer: asyncio.Task[None] | None = None
+        self._sheet_sent: ScoreSheet | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------------------
 
@@ -378,6 +379,10 @@ class TableActor:
             applied = await self._apply(action, user_id=conn.user_id, client_seq=seq, seat=seat)
         except EngineError as exc:
             return reject(exc.code, str(exc))
+        except Exception:
+            # Not committed, so not applied: the client may send the same command again.
+            reject("server_error", "the action could not be stored; nothing changed")
+            raise
         if applied:
             conn.send(AckMessage(seq=seq, v=self.version))
         else:
@@ -446,6 +451,7 @@ class TableActor:
         next_seat = current_actor(new_state)
         if next_seat is not None and new_state.phase not in (Phase.DEAL_OVER, Phase.INTERRUPTED):
             clock = clock.start(next_seat, now)
+        sheet_json = None if sheet is game.sheet else sheet.to_json()
         step.actions.append(
             ActionRecord(
                 table_id=self.table_id,
@@ -456,10 +462,13 @@ class TableActor:
                 by_server=user_id is None,
                 at=time.time(),
                 clock=clock.to_json(),
-                sheet=sheet.to_json(),
+                # The sheet only changes when a deal ends: stored then, not with every card.
+                sheet=sheet_json,
             )
         )
-        step.table.update(clock=clock.to_json(), sheet=sheet.to_json())
+        step.table["clock"] = clock.to_json()
+        if sheet_json is not None:
+            step.table["sheet"] = sheet_json
         if seat is not None and client_seq is not None:
             step.seat_seq = (seat, client_seq)
         await self._commit(step)
@@ -607,7 +616,14 @@ class TableActor:
     # ---- publishing ------------------------------------------------------------------------------------
 
     def _publish(self, events: list[Event]) -> None:
-        """Send one committed step (``self.version``) to every connection, filtered for its viewer."""
+        """Send one committed step (``self.version``) to every connection, filtered for its viewer.
+
+        The score sheet (which grows with every deal) goes out only when it changed or the game is over.
+        """
+        sheet: dict[str, Any] | None = None
+        if self.game is not None and (self.game.sheet is not self._sheet_sent or self.status != "playing"):
+            sheet = self.game.sheet.to_json()
+            self._sheet_sent = self.game.sheet
         for conn in list(self.connections):
             if conn.closed.is_set():
                 continue
@@ -626,7 +642,7 @@ class TableActor:
                     view=self._view(seat),
                     clock=self._clock_json(),
                     legal=self._legal(seat),
-                    sheet=None if self.game is None else self.game.sheet.to_json(),
+                    sheet=sheet,
                     outcome=self.outcome,
                 )
             )
