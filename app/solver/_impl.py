@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from typing import Protocol
 
 PURE_ENV = "PREFERANS_PURE_SOLVER"
@@ -29,22 +28,26 @@ class KernelLike(Protocol):
     def clear(self) -> None: ...
 
 
-def _pure_factory() -> Callable[[], KernelLike]:
+class KernelFactory(Protocol):
+    def __call__(self, table_limit: int = ...) -> KernelLike: ...
+
+
+def _pure_factory() -> KernelFactory:
     from app.solver._pure import Kernel
 
     return Kernel
 
 
-def _compiled_factory() -> Callable[[], KernelLike] | None:
+def _compiled_factory() -> KernelFactory | None:
     try:
         from app.solver._kernel import Kernel
     except ImportError:
         return None
-    factory: Callable[[], KernelLike] = Kernel
+    factory: KernelFactory = Kernel
     return factory
 
 
-KERNELS: dict[str, Callable[[], KernelLike]] = {"python": _pure_factory()}
+KERNELS: dict[str, KernelFactory] = {"python": _pure_factory()}
 _compiled = _compiled_factory()
 if _compiled is not None:
     KERNELS["cython"] = _compiled

@@ -14,7 +14,7 @@ from app.solver._tables import COMPRESS, RUN_HEADS
 from app.solver.errors import SolverBudgetExceeded
 
 cdef enum:
-    TT_LIMIT = 1 << 20  # the table is emptied past this many positions, as in _pure.py
+    TT_LIMIT = 1 << 20  # by default the table is emptied past this many positions, as in _pure.py
     TT_INITIAL = 1 << 12
     CLOCK_EVERY = 1024
 
@@ -64,6 +64,7 @@ ctypedef struct Search:
     size_t mask
     int shift
     size_t count
+    size_t limit
 
 
 cdef inline double _now() noexcept nogil:
@@ -191,7 +192,7 @@ cdef inline void _update(Entry* e, bint result, int beta, int move) noexcept nog
 cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int beta, int move) noexcept nogil:
     cdef Entry* e = _find(s, k1, k2)
     if e == NULL:
-        if s.count >= TT_LIMIT:
+        if s.count >= s.limit:
             memset(s.table, 0, s.cap * sizeof(Entry))
             s.count = 0
             s.epoch += 1
@@ -724,7 +725,10 @@ cdef class Kernel:
     cdef Search s
     cdef public long long nodes
 
-    def __cinit__(self):
+    def __cinit__(self, long long table_limit=TT_LIMIT):
+        if table_limit < 1:
+            raise ValueError("table_limit must be positive")
+        self.s.limit = table_limit
         self.s.table = <Entry*>calloc(TT_INITIAL, sizeof(Entry))
         if self.s.table == NULL:
             raise MemoryError()

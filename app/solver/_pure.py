@@ -16,7 +16,8 @@ from typing import Final
 from app.solver._tables import COMPRESS, RUN_HEADS
 from app.solver.errors import SolverBudgetExceeded
 
-# The table is emptied when it would grow past this many positions (deterministic in both kernels).
+# By default the table is emptied when it would grow past this many positions (deterministic in both
+# kernels; a compiled entry takes 16 bytes, at most two slots per entry).
 TT_LIMIT: Final = 1 << 20
 CLOCK_EVERY: Final = 1024  # nodes between two looks at the time budget
 
@@ -33,7 +34,10 @@ class _Abort(Exception):
 class Kernel:
     """One transposition table and the search over it; reuse an instance to keep the table warm."""
 
-    def __init__(self) -> None:
+    def __init__(self, table_limit: int = TT_LIMIT) -> None:
+        if table_limit < 1:
+            raise ValueError("table_limit must be positive")
+        self._limit = table_limit
         self._tt: dict[int, int] = {}
         self.nodes = 0
         self._h = [0, 0, 0]
@@ -357,7 +361,7 @@ class Kernel:
             entry = tt.get(key)
             if entry is None:
                 lo, hi, move = 0, n, 0
-                if len(tt) >= TT_LIMIT:
+                if len(tt) >= self._limit:
                     tt.clear()
             else:
                 lo, hi, move = entry & 15, entry >> 4 & 15, entry >> 8

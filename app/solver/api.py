@@ -85,14 +85,16 @@ class Solver:
     threads.
     """
 
-    def __init__(self, implementation: str | None = None) -> None:
+    def __init__(self, implementation: str | None = None, *, table_limit: int | None = None) -> None:
         name = implementation or _impl.IMPLEMENTATION
         try:
             factory = _impl.KERNELS[name]
         except KeyError:
             raise ValueError(f"solver implementation {name!r} is not available here") from None
         self.implementation = name
-        self._kernel = factory()
+        # table_limit caps the positions kept (16 bytes each compiled, at most 2 slots per position);
+        # past it the table is emptied and refilled, which costs time, never correctness.
+        self._kernel = factory() if table_limit is None else factory(table_limit)
 
     def _run(
         self, position: Position, mode: int, beta: int, node_budget: int | None, time_budget: float | None

@@ -48,3 +48,18 @@ def test_kernels_agree_through_a_warm_session() -> None:
             a, b = (s.solve(position) for s in sessions)
             assert (a.declarer_tricks, a.best, a.nodes) == (b.declarer_tricks, b.best, b.nodes)
             position, _ = position.play(a.lowest)
+
+
+@pytest.mark.parametrize("limit", [1, 7, 64])
+def test_a_full_table_is_emptied_alike_and_answers_stay_right(limit: int) -> None:
+    """RULES.md §10: emptying a full table changes node counts, never values; both kernels empty it alike."""
+    rng = random.Random(900 + limit)
+    for i in range(150):
+        position = random_position(rng, 2 + i % 6)
+        small = [Solver(name, table_limit=limit) for name in ("python", "cython")]
+        a, b = (s.solve(position) for s in small)
+        assert (a.declarer_tricks, a.best, a.nodes) == (b.declarer_tricks, b.best, b.nodes), (
+            position.to_json()
+        )
+        roomy = Solver("cython").solve(position)
+        assert (a.declarer_tricks, a.best) == (roomy.declarer_tricks, roomy.best)
