@@ -248,6 +248,15 @@ class TableActor:
             case Disconnect(conn):
                 self.connections.discard(conn)
                 self._publish_presence()
+                idle = not self.connections and self.queue.empty()
+                if (
+                    idle
+                    and self.status not in ("waiting", "playing")
+                    and self.ctx.tables.get(self.table_id) is self
+                ):
+                    # A finished table nobody watches leaves memory; it reloads on the next connection.
+                    del self.ctx.tables[self.table_id]
+                    asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.stop()))
             case Resync(conn):
                 self._send_snapshot(conn)
             case Act(conn, seq, action):
@@ -309,6 +318,7 @@ class TableActor:
         if not sit.reply.done():
             sit.reply.set_result(seat)
         self._publish([Event("seated", {"seat": seat, "user": sit.name}, None)])
+        self._publish_presence()
         if all(u is not None for u in self.seat_users):
             await self._start_game()
 
@@ -333,6 +343,7 @@ class TableActor:
         if not leave.reply.done():
             leave.reply.set_result(None)
         self._publish([Event("left", {"seat": seat}, None)])
+        self._publish_presence()
 
     # ---- the game ----------------------------------------------------------------------------------
 

@@ -60,6 +60,10 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
         return
     await websocket.accept()
+    # Fetched again after the await: a finished table may have left memory meanwhile. No await between
+    # this and the submit below, so the actor that gets the connection is the live one.
+    actor = await get_actor(ctx, table_id)
+    assert actor is not None
     conn = Connection(websocket, user.id, user.name, settings.send_queue_frames)
     conn.start()
     actor.submit(Connect(conn))

@@ -55,3 +55,25 @@ async def test_operator_stops_a_pulya_and_an_admin_awards_the_interrupted_deal(s
     finally:
         await admin.close()
         await table.close()
+
+
+async def test_every_seat_connection_status_is_shown_to_the_table(server: ServerProcess) -> None:
+    """Issue 6 §3: the table sees who is connected; a disconnected player's seat is shown as such."""
+    table = await open_table(server, 3, {"pool_size": 10}, spectator=True)
+    try:
+        spectator = table.spectator
+        assert spectator is not None
+
+        async def presence_of(seat: int, connected: bool) -> None:
+            while True:
+                frame = await spectator.receive(timeout=10)
+                if frame["type"] == "presence" and frame["seats"][seat]["connected"] is connected:
+                    return
+
+        await presence_of(2, True)
+        await table.clients[2].close()
+        await presence_of(2, False)
+        snapshot_seats = (await table.players[0].call("GET", f"/api/tables/{table.id}"))["players"]
+        assert [s["connected"] for s in snapshot_seats] == [True, True, False]
+    finally:
+        await table.close()

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
-from tests.server.conftest import ADMIN, ServerProcess, login
+from tests.server.conftest import ADMIN, OPERATOR, PASSWORD, ServerProcess, login
 from tests.server.helpers import open_table, play_out
 
 
@@ -50,3 +55,34 @@ async def test_idle_seat_runs_out_and_the_game_ends_by_timeout(server: ServerPro
         assert "timeout" in kinds  # §5.8 penalty written
     finally:
         await table.close()
+
+
+def test_bots_cli_plays_tables_to_the_end_with_an_idle_seat_and_no_reserve(server: ServerProcess) -> None:
+    """`python -m app.bots play`: one JSON line per table. RULES §8.2: with the reserve off, the robot
+    finishes each deal for the idle seat and the game goes on to the pool's end; the sums are 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "app.bots", "play", "--server", server.url, "--operator", OPERATOR,
+         "--tables", "2", "--seats", "4", "--pool-size", "2", "--deal-time", "0.2", "--reserve-time", "0",
+         "--idle-seat", "2", "--seed", "9"],
+        env={**os.environ, "BOTS_PASSWORD": PASSWORD},
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 2 and len({line["table"] for line in lines}) == 2
+    for line in lines:
+        assert line["finished"] and line["reason"] == "pool_complete"
+        assert line["sum"] == 0 and sum(line["settlement"]) == 0
+
+
+def test_bots_cli_needs_the_operator_password(server: ServerProcess) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "BOTS_PASSWORD"}
+    args = ["--server", server.url, "--operator", OPERATOR, "--tables", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "app.bots", "play", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "BOTS_PASSWORD" in done.stderr

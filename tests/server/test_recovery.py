@@ -13,7 +13,7 @@ from app.bots.client import Chooser, TableClient, play_table, random_chooser
 from tests.server.conftest import ServerProcess
 from tests.server.helpers import Table, open_table, play_out
 
-DOWNTIME = 3.0
+DOWNTIME = 6.0
 
 
 async def _snapshot(url: str) -> dict[str, Any]:
@@ -75,33 +75,46 @@ async def test_kill_9_mid_deal_then_restart_resumes_same_state_and_clocks(server
         if table is not None:
             break
     assert table is not None, "no table reached card play"
-    await asyncio.sleep(0.5)  # let any action in flight be committed
     urls = [api.ws_url(table.id) for api in table.players]
+    # Quiet: an action a bot sent just before stopping may still be on its way.
+    previous = None
+    while True:
+        await asyncio.sleep(0.3)
+        probe = await _snapshot(urls[0])
+        if previous is not None and probe["v"] == previous["v"]:
+            break
+        previous = probe
+    running = probe["clock"]["running"]
+    assert probe["status"] == "playing" and running is not None
     before = [await _snapshot(url) for url in urls]
-    assert before[0]["status"] == "playing"
-    running = before[0]["clock"]["running"]
-    assert running is not None
-    snapshot_at = time.monotonic()
-    await asyncio.sleep(1.2)  # the running seat thinks; at least one clock checkpoint is written
+    asked_at = time.monotonic()
+    old = await _snapshot(urls[running])  # the running seat's time left, as of just after asked_at
+    await asyncio.sleep(2.5)  # the running seat thinks; clock checkpoints are written meanwhile
     killed_at = time.monotonic()
     server.kill()
     await asyncio.sleep(DOWNTIME)
+    restarted_at = time.monotonic()
     server.start()
+    new = await _snapshot(urls[running])
+    got_at = time.monotonic()
     after = [await _snapshot(url) for url in urls]
 
-    for old, new in zip(before, after, strict=True):
-        assert new["v"] == old["v"]
-        assert new["view"] == old["view"]  # same deal, same hands, same trick, per seat
-        assert new["last_seq"] == old["last_seq"]
+    for was, now in zip(before, after, strict=True):
+        assert now["v"] == was["v"]
+        assert now["view"] == was["view"]  # same deal, same hands, same trick, per seat
+        assert now["last_seq"] == was["last_seq"]
         for seat in range(3):
             if seat != running:
-                assert _left_ms(new["clock"], seat) == _left_ms(old["clock"], seat)
-    old_left = _left_ms(before[0]["clock"], running)
-    new_left = _left_ms(after[-1]["clock"], running)
-    thought_ms = (killed_at - snapshot_at) * 1000
-    # Charged for its thinking before the crash (up to the last checkpoint), never for the downtime.
-    assert new_left <= old_left
-    assert new_left >= old_left - thought_ms - 1500, (old_left, new_left, thought_ms)
+                assert _left_ms(now["clock"], seat) == _left_ms(was["clock"], seat)
+    old_left = _left_ms(old["clock"], running)
+    new_left = _left_ms(new["clock"], running)
+    thought_ms = (killed_at - asked_at) * 1000  # at most this long on move before the crash
+    since_restart_ms = (got_at - restarted_at) * 1000  # at most this long on move since the restart
+    # Charged for its thinking (up to the last checkpoint before the crash), never for the downtime.
+    assert new_left <= old_left + 50, (old_left, new_left)
+    assert new_left >= old_left - thought_ms - since_restart_ms - 300, (old_left, new_left, thought_ms)
+    # Had the downtime been charged too, the seat would have lost DOWNTIME more: more than the bound allows
+    # whenever the restart itself (before recovery) takes less than DOWNTIME, as it does by seconds here.
 
     # And the game goes on to the end.
     table.clients = [TableClient(url) for url in urls]
