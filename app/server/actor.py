@@ -407,7 +407,6 @@ class TableActor:
         user_id: int | None = None,
         client_seq: int | None = None,
         seat: int | None = None,
-        extra: _Step | None = None,
     ) -> bool:
         """Apply, commit, then publish one action. False when the player's clock ran out first."""
         game = self.game
@@ -430,7 +429,7 @@ class TableActor:
         deal = new_state.deal
         if deal is not None and deal.contract is not None and deal.contract.is_misere:
             clock = clock.add_misere_bonus(now)  # RULES §8.1: misère adds the bonus to every deal time
-        step = extra or _Step()
+        step = _Step()
         sheet = game.sheet
         ends_by_timeout = clock.settings.reserve_on and deal is not None and bool(deal.timed_out)
         if new_state.phase is Phase.DEAL_OVER and game.state.phase is not Phase.DEAL_OVER:
