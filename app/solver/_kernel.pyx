@@ -623,7 +623,7 @@ cdef int _value(Search* s, int leader, int tlen, int t0, int t1) noexcept nogil:
             return 0
         lo = 1
     while lo < hi:
-        mid = (lo + hi + 1) >> 1
+        mid = (2 * lo + hi + 2) // 3 if s.misere else (lo + hi + 1) >> 1
         r = _search(s, leader, tlen, t0, t1, mid, n)
         if r < 0:
             return -1

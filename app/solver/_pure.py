@@ -136,7 +136,8 @@ class Kernel:
                 return 0
             lo = 1
         while lo < hi:
-            mid = (lo + hi + 1) >> 1
+            # Misère values sit low in the range: probe its lower third.
+            mid = (2 * lo + hi + 2) // 3 if self._misere else (lo + hi + 1) >> 1
             if self._search(leader, tlen, t0, t1, mid):
                 lo = mid
             else:
