@@ -15,7 +15,7 @@ from app.solver.errors import SolverBudgetExceeded
 
 cdef enum:
     TT_LIMIT = 1 << 20  # by default the table is emptied past this many positions, as in _pure.py
-    TT_INITIAL = 1 << 12
+    TT_INITIAL = 1 << 16
     CLOCK_EVERY = 1024
 
 MODE_TEST = 0
@@ -734,7 +734,7 @@ cdef class Kernel:
             raise MemoryError()
         self.s.cap = TT_INITIAL
         self.s.mask = TT_INITIAL - 1
-        self.s.shift = 64 - 12
+        self.s.shift = 64 - 16
         self.s.count = 0
         self.s.epoch = 0
         self.nodes = 0
