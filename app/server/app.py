@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.engine import make_engine, make_sessionmaker
@@ -58,6 +59,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Preferans table server", lifespan=lifespan)
     install_error_handlers(app)
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        # Lobby requests are small; a huge body is refused before anything parses it.
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > settings.max_request_bytes):
+            return JSONResponse(
+                {
+                    "error": "too_large",
+                    "message": f"request bodies are limited to {settings.max_request_bytes}",
+                },
+                status_code=413,
+            )
+        return await call_next(request)
+
     app.include_router(auth.router)
     app.include_router(lobby.router)
     app.include_router(history.router)

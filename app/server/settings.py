@@ -28,6 +28,7 @@ class Settings(BaseSettings):
     # A text frame above this many bytes gets a typed error; the transport closes far larger ones (1009).
     max_frame_bytes: int = Field(8192, ge=256)
     transport_max_bytes: int = Field(65536, ge=1024)
+    max_request_bytes: int = Field(65536, ge=1024)
     # Token bucket per websocket connection.
     rate_per_second: float = Field(50.0, gt=0)
     rate_burst: float = Field(100.0, gt=0)
