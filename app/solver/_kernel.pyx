@@ -39,13 +39,11 @@ for _i in range(65536):
     C_HEADS[_i] = RUN_HEADS[_i]
 
 
-ctypedef struct Entry:  # 16 bytes
-    uint64_t k1  # compressed hands of seats 0 and 1
-    uint32_t k2  # compressed hand of seat 2
-    uint8_t k3  # leader, declarer, trump, misère
-    int8_t lo
-    int8_t hi
-    uint8_t flags  # bit 7: slot in use; bits 0-5: 0, or 1 + suit * 8 + order of the card that settled it
+ctypedef struct Entry:  # 12 bytes: the table's size in memory is what its speed depends on
+    uint32_t a  # compressed hand of seat 0; never 0 in a stored position, so 0 marks an empty slot
+    uint32_t b  # compressed hand of seat 1
+    uint32_t c  # bits 0-15 cards in play per suit, 16-17 leader, 18-21 lower bound, 22-25 upper bound,
+                # 26-31 0 or 1 + suit * 8 + order of the card that settled the last search here
 
 
 ctypedef struct Search:
@@ -53,7 +51,8 @@ ctypedef struct Search:
     int trump
     int misere
     int declarer
-    uint64_t tag
+    uint64_t tag  # declarer, trump, misère: the table holds positions of one tag only
+    bint tag_set
     long long nodes
     long long budget
     double deadline
@@ -138,14 +137,15 @@ cdef inline size_t _home(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
 
 cdef Entry* _find(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
     cdef size_t i = _home(s, k1, k2)
-    cdef uint32_t lo2 = <uint32_t>k2
-    cdef uint8_t k3 = <uint8_t>(k2 >> 32)
+    cdef uint32_t a = <uint32_t>k1
+    cdef uint32_t b = <uint32_t>(k1 >> 32)
+    cdef uint32_t c = <uint32_t>k2
     cdef Entry* e
     while True:
         e = &s.table[i]
-        if not (e.flags & 128):
+        if e.a == 0:
             return NULL
-        if e.k1 == k1 and e.k2 == lo2 and e.k3 == k3:
+        if e.a == a and e.b == b and (e.c & 0x3FFFF) == c:
             return e
         i = (i + 1) & s.mask
 
@@ -153,7 +153,7 @@ cdef Entry* _find(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
 cdef Entry* _slot(Search* s, uint64_t k1, uint64_t k2) noexcept nogil:
     """The empty slot where a new key goes (the key is known to be absent)."""
     cdef size_t i = _home(s, k1, k2)
-    while s.table[i].flags & 128:
+    while s.table[i].a != 0:
         i = (i + 1) & s.mask
     return &s.table[i]
 
@@ -173,20 +173,28 @@ cdef int _grow(Search* s) noexcept nogil:
     s.shift -= 1
     s.epoch += 1
     for i in range(old_cap):
-        if old[i].flags & 128:
-            e = _slot(s, old[i].k1, old[i].k2 | (<uint64_t>old[i].k3 << 32))
+        if old[i].a != 0:
+            e = _slot(s, old[i].a | (<uint64_t>old[i].b << 32), old[i].c & 0x3FFFF)
             e[0] = old[i]
     free(old)
     return 1
 
 
+cdef inline int _lower(Entry* e) noexcept nogil:
+    return (e.c >> 18) & 15
+
+
+cdef inline int _upper(Entry* e) noexcept nogil:
+    return (e.c >> 22) & 15
+
+
 cdef inline void _update(Entry* e, bint result, int beta, int move) noexcept nogil:
     if result:
-        e.lo = <int8_t>beta
+        e.c = (e.c & ~(<uint32_t>15 << 18)) | (<uint32_t>beta << 18)
     else:
-        e.hi = <int8_t>(beta - 1)
+        e.c = (e.c & ~(<uint32_t>15 << 22)) | (<uint32_t>(beta - 1) << 22)
     if move:
-        e.flags = <uint8_t>(128 | move)
+        e.c = (e.c & 0x03FFFFFF) | (<uint32_t>move << 26)
 
 
 cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int beta, int move) noexcept nogil:
@@ -201,34 +209,33 @@ cdef void _store(Search* s, uint64_t k1, uint64_t k2, int n, bint result, int be
                 s.abort_reason = 3
                 return
         e = _slot(s, k1, k2)
-        e.k1 = k1
-        e.k2 = <uint32_t>k2
-        e.k3 = <uint8_t>(k2 >> 32)
-        e.lo = 0
-        e.hi = <int8_t>n
-        e.flags = 128
+        e.a = <uint32_t>k1
+        e.b = <uint32_t>(k1 >> 32)
+        e.c = <uint32_t>k2 | (<uint32_t>n << 22)
         s.count += 1
     _update(e, result, beta, move)
 
 
 cdef inline void _key(Search* s, int leader, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    """Rank-compressed layout: seats 0 and 1's hands, the cards in play per suit (seat 2 holds the
+    rest), the leader. Equal layouts of different cards get equal keys."""
     cdef uint32_t h0 = s.h[0]
     cdef uint32_t h1 = s.h[1]
-    cdef uint32_t h2 = s.h[2]
-    cdef uint32_t live = h0 | h1 | h2
+    cdef uint32_t live = h0 | h1 | s.h[2]
     cdef uint32_t c0 = 0
     cdef uint32_t c1 = 0
-    cdef uint32_t c2 = 0
+    cdef uint32_t counts = 0
     cdef int sh
-    cdef uint32_t base
+    cdef uint32_t ls, base
     for sh in range(0, 32, 8):
-        base = ((live >> sh) & 255) << 8
-        if base:
+        ls = (live >> sh) & 255
+        if ls:
+            base = ls << 8
             c0 |= <uint32_t>C_COMPRESS[base | ((h0 >> sh) & 255)] << sh
             c1 |= <uint32_t>C_COMPRESS[base | ((h1 >> sh) & 255)] << sh
-            c2 |= <uint32_t>C_COMPRESS[base | ((h2 >> sh) & 255)] << sh
+            counts |= <uint32_t>POP8[ls] << (sh >> 1)
     k1[0] = <uint64_t>c0 | (<uint64_t>c1 << 32)
-    k2[0] = <uint64_t>c2 | (<uint64_t>leader << 32) | s.tag
+    k2[0] = <uint64_t>counts | (<uint64_t>leader << 16)
 
 
 cdef inline int _code_of(Search* s, int c) noexcept nogil:
@@ -509,12 +516,12 @@ cdef int _lead(Search* s, int leader, int beta, int n) noexcept nogil:
     e = _find(s, k1, k2)
     epoch = s.epoch
     if e != NULL:
-        if e.lo >= beta:
+        if _lower(e) >= beta:
             return 1
-        if e.hi < beta:
+        if _upper(e) < beta:
             return 0
-        if e.flags & 63:
-            first = _card_of(s, e.flags & 63)
+        if e.c >> 26:
+            first = _card_of(s, e.c >> 26)
     hand = s.h[leader]
     maxer = (leader == declarer) != misere
     result = 0 if maxer else 1
@@ -737,6 +744,7 @@ cdef class Kernel:
         self.s.shift = 64 - 16
         self.s.count = 0
         self.s.epoch = 0
+        self.s.tag_set = False
         self.nodes = 0
 
     def __dealloc__(self):
@@ -762,13 +770,21 @@ cdef class Kernel:
         cdef int count
         cdef int cards[16]
         cdef int vals[16]
+        cdef uint64_t tag
         s.h[0] = hands[0]
         s.h[1] = hands[1]
         s.h[2] = hands[2]
         s.trump = trump
         s.misere = misere
         s.declarer = declarer
-        s.tag = (<uint64_t>declarer << 34) | (<uint64_t>(trump + 1) << 36) | (<uint64_t>misere << 39)
+        tag = (<uint64_t>declarer << 34) | (<uint64_t>(trump + 1) << 36) | (<uint64_t>misere << 39)
+        if s.tag_set and tag != s.tag and s.count:
+            # Keys leave out declarer, trump and mode: positions of another kind start a fresh table.
+            memset(s.table, 0, s.cap * sizeof(Entry))
+            s.count = 0
+            s.epoch += 1
+        s.tag = tag
+        s.tag_set = True
         s.budget = node_budget if node_budget > 0 else (<long long>1 << 62)
         s.deadline = _now() + time_budget if time_budget > 0 else 0.0
         s.nodes = 0

@@ -47,6 +47,7 @@ class Kernel:
         self._budget = 0
         self._deadline = 0.0
         self._tag = 0
+        self._tag_set = False
         self._abort_reason = ""
 
     def clear(self) -> None:
@@ -82,7 +83,12 @@ class Kernel:
         self._trump = trump
         self._misere = misere
         self._declarer = declarer
-        self._tag = declarer << 34 | (trump + 1) << 36 | int(misere) << 39
+        tag = declarer << 34 | (trump + 1) << 36 | int(misere) << 39
+        if self._tag_set and tag != self._tag:
+            # Keys leave out declarer, trump and mode: positions of another kind start a fresh table.
+            self._tt.clear()
+        self._tag = tag
+        self._tag_set = True
         self._budget = node_budget if node_budget > 0 else (1 << 62)
         self._deadline = time.perf_counter() + time_budget if time_budget > 0 else 0.0
         self.nodes = 0
@@ -207,7 +213,7 @@ class Kernel:
                 c0 |= COMPRESS[base | (h0 >> sh & 255)] << sh
                 c1 |= COMPRESS[base | (h1 >> sh & 255)] << sh
                 c2 |= COMPRESS[base | (h2 >> sh & 255)] << sh
-        return c0 | c1 << 32 | (c2 | leader << 32 | self._tag) << 64
+        return c0 | c1 << 32 | (c2 | leader << 32) << 64
 
     def _moves(self, mover: int, leader: int, tlen: int, t0: int, t1: int, first: int) -> list[int]:  # noqa: PLR0917
         """Run heads of the legal cards, most promising first (order changes speed, never the value).

@@ -63,3 +63,17 @@ def test_a_full_table_is_emptied_alike_and_answers_stay_right(limit: int) -> Non
         )
         roomy = Solver("cython").solve(position)
         assert (a.declarer_tricks, a.best) == (roomy.declarer_tricks, roomy.best)
+
+
+def test_one_session_across_contracts_and_misere_stays_right() -> None:
+    """RULES.md §10: a session given positions of other trumps, modes and declarers answers each rightly."""
+    rng = random.Random(515)
+    pure, compiled = Solver("python"), Solver("cython")
+    for i in range(200):
+        position = random_position(rng, 2 + i % 5)
+        a, b = pure.solve(position), compiled.solve(position)
+        assert (a.declarer_tricks, a.best, a.nodes) == (b.declarer_tricks, b.best, b.nodes), (
+            position.to_json()
+        )
+        fresh = Solver("cython").solve(position)
+        assert (a.declarer_tricks, a.best) == (fresh.declarer_tricks, fresh.best)
