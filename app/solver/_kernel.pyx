@@ -83,7 +83,6 @@ cdef inline int _popcount(uint32_t x) noexcept nogil:
 cdef extern from *:
     int __builtin_clz(unsigned int) nogil
     int __builtin_ctz(unsigned int) nogil
-    void __builtin_prefetch(const void*) nogil
 
 
 cdef inline int _top(uint32_t x) noexcept nogil:
