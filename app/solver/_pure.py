@@ -4,8 +4,11 @@ Cards are indices 0..31 (suit-major, ``Card.index``); a hand is a 32-bit mask. T
 null-window questions "does the declarer take at least ``beta`` of the tricks from here (the current trick
 included)?". Positions at trick boundaries are stored by their rank-compressed layout with a proven
 (lower, upper) bound on the declarer's remaining tricks, updated only from the answer of the node's own
-question: a "yes" at ``beta`` proves lower >= beta, a "no" proves upper <= beta - 1. Every change here must
-be mirrored in ``_kernel.pyx``; the tests compare the two on thousands of positions, node counts included.
+question: a "yes" at ``beta`` proves lower >= beta, a "no" proves upper <= beta - 1 (never a bound read off
+a child that was cut off). Other cut-offs: the tricks left; the sure tricks of the side on lead in a trick
+contract; in misère a trick forced on the declarer, or a card on lead nobody can stay under. Only one card
+of a run of interchangeable cards is searched. Every change here must be mirrored in ``_kernel.pyx``; the
+tests compare the two on thousands of positions, node counts included.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from app.solver._tables import COMPRESS, RUN_HEADS
 from app.solver.errors import SolverBudgetExceeded
 
 # By default the table is emptied when it would grow past this many positions (deterministic in both
-# kernels; a compiled entry takes 16 bytes, at most two slots per entry).
+# kernels; a compiled entry takes 12 bytes, at most two slots per entry).
 TT_LIMIT: Final = 1 << 20
 CLOCK_EVERY: Final = 1024  # nodes between two looks at the time budget
 
