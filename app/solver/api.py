@@ -92,7 +92,7 @@ class Solver:
         except KeyError:
             raise ValueError(f"solver implementation {name!r} is not available here") from None
         self.implementation = name
-        # table_limit caps the positions kept (16 bytes each compiled, at most 2 slots per position);
+        # table_limit caps the positions kept (12 bytes a slot compiled, at most 2 slots per position);
         # past it the table is emptied and refilled, which costs time, never correctness.
         self._kernel = factory() if table_limit is None else factory(table_limit)
 
