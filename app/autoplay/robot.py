@@ -53,8 +53,11 @@ class SolverRobot:
         if self._session is None:
             self._session = Solver(self.implementation)
         position = position_of(state)
-        solution = self._session.solve(position, node_budget=self.node_budget, time_budget=self.time_budget)
-        return solution.lowest
+        # Stops at the first optimal card in (rank, suit) order: the same card as `solve(...).lowest`.
+        card, _ = self._session.lowest_optimal(
+            position, node_budget=self.node_budget, time_budget=self.time_budget
+        )
+        return card
 
     def misere_discard(self, state: TableState) -> tuple[Card, Card]:
         """§8.4: from the declarer's twelve cards only; the other hands are not looked at."""
