@@ -225,3 +225,16 @@ async def operator(server: ServerProcess) -> AsyncIterator[Api]:
     api = await login(server, OPERATOR)
     yield api
     await api.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """On a failure, show the end of the server's log beside the assertion."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when == "call" and report.failed:
+        for name in ("server", "sqlite_server", "shared_server"):
+            server = item.funcargs.get(name) if hasattr(item, "funcargs") else None  # type: ignore[attr-defined]
+            if isinstance(server, ServerProcess) and server.log_path and server.log_path.exists():
+                tail = server.log_path.read_text(errors="replace").splitlines()[-60:]
+                report.sections.append(("server log (tail)", "\n".join(tail)))
