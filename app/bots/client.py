@@ -103,7 +103,10 @@ class TableClient:
         return self.seq
 
     async def receive(self, timeout: float | None = None) -> dict[str, Any]:
-        text = await asyncio.wait_for(self.ws.recv(), timeout)
+        # asyncio.timeout, not wait_for: Python 3.11's wait_for can swallow a cancellation that arrives
+        # as a frame does, and a bot told to stop would then play on.
+        async with asyncio.timeout(timeout):
+            text = await self.ws.recv()
         message: dict[str, Any] = json.loads(text)
         if self.record:
             self.frames.append(message)
