@@ -107,6 +107,9 @@ class Act:
     conn: Connection
     seq: int
     action: dict[str, Any]
+    # When the server took the frame off the socket: the wait in the table's queue is lag the server
+    # measured itself, credited by the clock's lag allowance (client-reported time is never used).
+    received_ms: int = field(default_factory=mono_ms)
 
 
 @dataclass(slots=True)
@@ -259,8 +262,8 @@ class TableActor:
                     asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.stop()))
             case Resync(conn):
                 self._send_snapshot(conn)
-            case Act(conn, seq, action):
-                await self._on_act(conn, seq, action)
+            case Act(conn, seq, action, received_ms):
+                await self._on_act(conn, seq, action, lag_ms=max(0, mono_ms() - received_ms))
             case Sit() as sit:
                 await self._on_sit(sit)
             case Leave() as leave:
@@ -357,7 +360,7 @@ class TableActor:
         self._publish([Event("game_started", {"first_dealer": self.first_dealer}, None)])
         await self._drive()
 
-    async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any]) -> None:
+    async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, lag_ms: int = 0) -> None:
         seat = conn.seat
 
         def reject(code: str, message: str) -> None:
@@ -387,7 +390,9 @@ class TableActor:
         if self.game.clock.is_flagged(seat):
             return reject("not_your_turn", "your time ran out: the server plays for you this deal")
         try:
-            applied = await self._apply(action, user_id=conn.user_id, client_seq=seq, seat=seat)
+            applied = await self._apply(
+                action, user_id=conn.user_id, client_seq=seq, seat=seat, lag_ms=lag_ms
+            )
         except EngineError as exc:
             return reject(exc.code, str(exc))
         except Exception:
@@ -407,6 +412,7 @@ class TableActor:
         user_id: int | None = None,
         client_seq: int | None = None,
         seat: int | None = None,
+        lag_ms: int = 0,
     ) -> bool:
         """Apply, commit, then publish one action. False when the player's clock ran out first."""
         game = self.game
@@ -415,7 +421,7 @@ class TableActor:
         now = mono_ms()
         clock = game.clock
         if seat is not None:
-            stopped = clock.stop(now) if clock.running == seat else clock
+            stopped = clock.stop(now, lag_ms) if clock.running == seat else clock
             if stopped.is_flagged(seat):
                 # The action arrived after the seat's time ran out: the timeout procedure runs instead.
                 game.clock = stopped
