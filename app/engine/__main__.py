@@ -14,7 +14,7 @@ from app.engine.actions import Action, PlayCard, shuffle_action
 from app.engine.audit import Knowledge, cards_in, conserved, play_is_legal
 from app.engine.errors import EngineError
 from app.engine.machine import apply, legal_actions
-from app.engine.replay import replay, replay_json, state_to_json
+from app.engine.replay import replay_json, state_to_json
 from app.engine.result import DealKind
 from app.engine.state import Phase, new_table
 from app.engine.views import view
@@ -117,8 +117,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps(state_to_json(state)))
     return 0
 
-
-__all__ = ["main", "replay", "run_random"]
 
 if __name__ == "__main__":
     sys.exit(main())
