@@ -26,6 +26,13 @@ def _cards(state: object) -> set[str]:
     return {a.card.text for a in legal_actions(state) if hasattr(a, "card")}  # type: ignore[arg-type]
 
 
+def _both_whist(hands: dict[int, str], contract: str) -> object:
+    """3 seats, dealer 0: seat 1 wins 6♠, discards the talon (c8 c7), names ``contract``; both whist."""
+    state = start(hands=hands, talon="c8 c7")
+    state = run(state, bid(1, "6s"), pas(2), pas(0), Discard(1, tuple(parse_cards(["c8", "c7"]))))  # type: ignore[arg-type]
+    return run(state, NameContract(1, Bid.parse(contract)), whist(2, "whist"), whist(0, "whist"))
+
+
 def test_follow_suit_else_trump_else_any() -> None:
     """§10 [K 3.9.3]: follow suit; if void, trump if possible; else any card."""
     hands = {
@@ -33,22 +40,10 @@ def test_follow_suit_else_trump_else_any() -> None:
         2: "dA dK dQ dJ dT d9 d8 d7 cA cK",
         0: "hQ hJ hT h9 h8 h7 cQ cJ cT c9",
     }
-    state = start(hands=hands, talon="c8 c7")
-    state = run(state, bid(1, "6s"), pas(2), pas(0), Discard(1, tuple(parse_cards(["c8", "c7"]))))  # type: ignore[arg-type]
-    state = run(state, NameContract(1, Bid.parse("6s")), whist(2, "whist"), whist(0, "whist"))
+    state = _both_whist(hands, "6s")
     state = run(state, play(1, "hA"))
-    assert _cards(state) == {
-        "dA",
-        "dK",
-        "dQ",
-        "dJ",
-        "dT",
-        "d9",
-        "d8",
-        "d7",
-        "cA",
-        "cK",
-    }  # void, no trumps: any
+    # Void in hearts and no spades (trumps) to ruff with: any card.
+    assert _cards(state) == {"dA", "dK", "dQ", "dJ", "dT", "d9", "d8", "d7", "cA", "cK"}
     state = run(state, play(2, "cA"))
     assert _cards(state) == {"hQ", "hJ", "hT", "h9", "h8", "h7"}  # must follow hearts
     with pytest.raises(IllegalAction):
@@ -66,9 +61,7 @@ def test_trump_beats_the_led_suit() -> None:
         2: "sA sK sQ sJ sT s9 s8 s7 cQ cJ",
         0: "dA dK dQ dJ dT d9 d8 d7 cT c9",
     }
-    state = start(hands=hands, talon="c8 c7")
-    state = run(state, bid(1, "6s"), pas(2), pas(0), Discard(1, tuple(parse_cards(["c8", "c7"]))))  # type: ignore[arg-type]
-    state = run(state, NameContract(1, Bid.parse("6h")), whist(2, "whist"), whist(0, "whist"))
+    state = _both_whist(hands, "6h")
     state = run(
         state, play(1, "cA"), play(2, "cQ"), play(0, "cT"), play(1, "cK"), play(2, "cJ"), play(0, "c9")
     )
