@@ -163,3 +163,25 @@ def test_no_dealer_invitation_at_three_seats() -> None:
     """§3.3: misère for two is a 4-seat convention."""
     with pytest.raises(IllegalAction):
         apply(start(seats=3), InviteDealer(1))
+
+
+def test_four_seat_dealer_gets_no_cards_and_first_hand_sits_left_of_him() -> None:
+    """§1.2–§1.4: with 4 seats the dealer holds nothing; each active player gets 10, the talon 2."""
+    state = start(seats=4, dealer=2)
+    deal = state.deal
+    assert deal is not None
+    assert deal.hands[2] == () and deal.active == (3, 0, 1) and current_actor(state) == 3
+    assert all(len(deal.hands[s]) == 10 for s in deal.active) and len(deal.talon) == 2
+
+
+def test_deal_passes_clockwise_after_every_deal_allpass_included() -> None:
+    """§1.3: «скользящая» — the next deal's dealer is the seat left of the last one, whatever happened."""
+    from app.engine import Shuffle, legal_actions
+
+    from .helpers import deck_for
+
+    state = run(start(dealer=2), pas(0), pas(1), pas(2))  # all-pass
+    while state.phase is Phase.PLAY:
+        state = run(state, legal_actions(state)[0])
+    state = run(state, Shuffle(deck_for(3, 0, {})))
+    assert state.dealer == 0 and current_actor(state) == 1
