@@ -19,7 +19,9 @@ them, so a clock read back after a restart must be resumed with `resume_after_re
   the freeze, and resumes at the restart instant — the downtime is not charged to anybody;
 - after a crash the clock was not frozen: the running seat is charged up to the last instant the server
   persisted (its last action, or its last `checkpoint`), and resumes at the restart instant — the time
-  between that checkpoint and the crash is lost to the clock, in the player's favour.
+  between that checkpoint and the crash is lost to the clock, in the player's favour;
+  `resume_after_crash` charges instead the thinking time the server can prove (the server stores the
+  turn's start on the wall clock and beats a heartbeat: the time from the one to the other).
 
 The same `freeze`/`thaw` pair serves an adjourned pulya (§7.7: "clocks frozen").
 """
@@ -276,6 +278,16 @@ class ReserveClock:
         if self.running is None:
             return self
         return replace(self, since=now)
+
+    def resume_after_crash(self, now: int, thought_ms: int) -> ReserveClock:
+        """A clock read back after a crash: the running seat is charged ``thought_ms`` more (its thinking
+        before the crash, as far as the server can prove it) and runs on from ``now``; the downtime is
+        charged to nobody. A frozen clock thaws at ``now`` (nothing ran while it was frozen)."""
+        if self.frozen:
+            return self.thaw(now)
+        if self.running is None:
+            return self
+        return replace(self, since=now - max(0, thought_ms))
 
     # ---- serialisation -------------------------------------------------------------------------------
 

@@ -1,9 +1,16 @@
-"""Engine and session factory for ``DATABASE_URL``; SQLite gets WAL and full fsync for durable commits."""
+"""Engines and session factory for ``DATABASE_URL``; SQLite gets WAL and full fsync for durable commits.
+
+`make_engine` serves the REST requests and recovery; `make_writer_engine` the one group-commit writer of
+the tables (`app.server.persistence.GroupWriter`): on SQLite its one connection is the only writer of
+the game's rows, on PostgreSQL a small pool without a ping before every batch (a batch on a dead
+connection fails, and the pool replaces the connection for the next one).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -12,9 +19,20 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def make_engine(url: str, pool_size: int = 16, max_overflow: int = 16) -> AsyncEngine:
+def _json(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def make_engine(
+    url: str, pool_size: int = 16, max_overflow: int = 16, *, writer: bool = False
+) -> AsyncEngine:
     if is_sqlite(url):
-        engine = create_async_engine(url, connect_args={"timeout": 30})
+        if writer:
+            engine = create_async_engine(
+                url, connect_args={"timeout": 30}, json_serializer=_json, pool_size=1, max_overflow=0
+            )
+        else:
+            engine = create_async_engine(url, connect_args={"timeout": 30}, json_serializer=_json)
 
         @event.listens_for(engine.sync_engine, "connect")
         def _pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -27,8 +45,15 @@ def make_engine(url: str, pool_size: int = 16, max_overflow: int = 16) -> AsyncE
             cursor.close()
 
         return engine
-    # A pool: tables commit concurrently instead of queueing behind one connection.
-    return create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True)
+    if writer:
+        return create_async_engine(url, pool_size=2, max_overflow=0, json_serializer=_json)
+    return create_async_engine(
+        url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True, json_serializer=_json
+    )
+
+
+def make_writer_engine(url: str) -> AsyncEngine:
+    return make_engine(url, writer=True)
 
 
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -3,9 +3,11 @@
 Every command (a player's action, a seat change, a clock expiry, an operator's stop, an administrator's
 award) goes through the actor's queue and is handled to the end before the next one, so a table has exactly
 one writer. The rules live in the pure `app.table.step`; the actor only does I/O around it: it runs the
-step (off the event loop when the solver robot must play), commits what the step says
-(`app.server.persistence`), and only then adopts the new game, acknowledges and publishes
-(`app.server.publishing`). A failed commit changes nothing in memory and every waiting caller gets a reply.
+step (off the event loop when the solver robot must play), hands what the step says to the group-commit
+writer (`app.server.persistence`) and waits for its batch to commit, and only then adopts the new game,
+acknowledges and publishes (`app.server.publishing`). A failed commit changes nothing in memory and every
+waiting caller gets a reply. No per-table clock checkpoints: each step stores its turn's start on the wall
+clock and the process's heartbeat bounds what a crash charges.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from app.db.models import TableSeat
 from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
 from app.engine.conventions import Conventions
 from app.engine.events import Event
@@ -25,7 +26,6 @@ from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
 from app.server.commands import (
     Act,
     Award,
-    Checkpoint,
     Command,
     Connect,
     Disconnect,
@@ -40,7 +40,7 @@ from app.server.commands import (
 )
 from app.server.connection import Connection
 from app.server.context import ServerContext
-from app.server.persistence import StepWrite, commit_step
+from app.server.persistence import StepWrite, clock_record
 from app.server.publishing import publish_presence, publish_update, send_snapshot
 from app.server.robot import run_off_loop, solver_robot
 from app.table import (
@@ -102,7 +102,6 @@ class TableActor:
         self.queue: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._checkpointer: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
     @property
@@ -113,16 +112,15 @@ class TableActor:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
-        self._checkpointer = asyncio.create_task(self._checkpoint_loop(), name=f"table-{self.table_id}-ckpt")
 
     async def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        for task in (self._task, self._checkpointer):
-            if task is not None and task is not asyncio.current_task():
-                task.cancel()
-                # `wait` lets our own cancellation through, unlike awaiting the task under a blanket suppress.
-                await asyncio.wait({task})
+        task = self._task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+            # `wait` lets our own cancellation through, unlike awaiting the task under a blanket suppress.
+            await asyncio.wait({task})
         for conn in list(self.connections):
             conn.close()
         while not self.queue.empty():
@@ -160,14 +158,6 @@ class TableActor:
             if command is not None:
                 fail(command, SeatError("server_error", f"the table could not store the change: {exc}"))
 
-    async def _checkpoint_loop(self) -> None:
-        interval = self.ctx.settings.clock_checkpoint_interval
-        while True:
-            await asyncio.sleep(interval)
-            game = self.game
-            if game is not None and game.clock.running is not None and self.queue.empty():
-                self.submit(Checkpoint())
-
     # ---- dispatch --------------------------------------------------------------------------------------
 
     async def _handle(self, command: Command) -> None:
@@ -192,8 +182,6 @@ class TableActor:
             case Expire(version):
                 if version == self.version:  # else stale: the table moved on since the timer was armed
                     await self._run_step(ClockExpiry())
-            case Checkpoint():
-                await self._on_checkpoint()
             case Stop(reason, reply):
                 await self._run_step(StopGame(reason))
                 if not reply.done():
@@ -245,7 +233,9 @@ class TableActor:
             raise SeatError("seat_taken", f"seat {sit.seat} is taken")
         else:
             seat = sit.seat
-        write = StepWrite(rows=[TableSeat(table_id=self.table_id, seat=seat, user_id=sit.user_id)])
+        write = StepWrite(
+            seats=[{"table_id": self.table_id, "seat": seat, "user_id": sit.user_id, "last_client_seq": 0}]
+        )
         users = list(self.seat_users)
         users[seat] = sit.user_id
         now = mono_ms()
@@ -367,7 +357,17 @@ class TableActor:
         )
 
     def _add_start(self, write: StepWrite, started: Step, users: list[int | None]) -> int:
-        return write.add_step(self.table_id, None, started, first_seq=self.next_action_seq, users=users)
+        return write.add_step(
+            self.table_id,
+            None,
+            started,
+            first_seq=self.next_action_seq,
+            users=users,
+            clock=self._clock_record(started.game),
+        )
+
+    def _clock_record(self, game: Game) -> dict[str, Any]:
+        return clock_record(game.clock, self.ctx.writer.boot, mono_ms())
 
     async def _run_step(
         self,
@@ -391,6 +391,7 @@ class TableActor:
             result,
             first_seq=self.next_action_seq,
             users=self.seat_users,
+            clock=self._clock_record(result.game),
             client_seq=None if client is None else client[1],
         )
         if client is not None:
@@ -418,21 +419,13 @@ class TableActor:
             moves = ServerMoves(_shuffle, solver_robot(self.ctx.settings))
             return await run_off_loop(self.ctx.solver_executor, lambda: work(moves))
 
-    async def _on_checkpoint(self) -> None:
-        game = self.game
-        if game is None or game.clock.running is None:
-            return
-        clock = game.clock.checkpoint(mono_ms())
-        await self._commit(StepWrite(table={"clock": clock.to_json()}), bump=False)
-        if self.game is game:
-            self.game = Game(game.state, clock, game.sheet, game.status, game.outcome, game.pending)
-
     # ---- persistence -----------------------------------------------------------------------------------
 
-    async def _commit(self, write: StepWrite, *, bump: bool = True) -> None:
-        """Store one step with the table's next version; nothing is published before this returns."""
-        version = self.version + 1 if bump else self.version
-        await commit_step(self.ctx.sessions, self.table_id, version, write)
+    async def _commit(self, write: StepWrite) -> None:
+        """Store one step with the table's next version (its batch committed); nothing is published before
+        this returns."""
+        version = self.version + 1
+        await self.ctx.writer.commit(self.table_id, version, write)
         self.version = version
 
     # ---- publishing ------------------------------------------------------------------------------------

@@ -11,10 +11,11 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.db.engine import make_engine, make_sessionmaker
+from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
 from app.db.models import ServerState
 from app.server.context import ServerContext
 from app.server.errors import install_error_handlers
+from app.server.persistence import GroupWriter
 from app.server.registry import recover_all, shutdown_all
 from app.server.routes import auth, history, lobby
 from app.server.settings import Settings, get_settings
@@ -41,20 +42,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(settings.database_url, settings.db_pool_size, settings.db_max_overflow)
         sessions = make_sessionmaker(engine)
         executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="solver")
+        writer = GroupWriter(
+            make_writer_engine(settings.database_url),
+            window_ms=settings.commit_window_ms,
+            max_batch=settings.commit_max_batch,
+            heartbeat_s=settings.heartbeat_interval,
+        )
         ctx = ServerContext(
             settings=settings,
             engine=engine,
             sessions=sessions,
             token_secret=await token_secret(sessions, settings.token_secret),
             solver_executor=executor,
+            writer=writer,
         )
         app.state.ctx = ctx
+        await writer.start()
         await recover_all(ctx)
         try:
             yield
         finally:
             await shutdown_all(ctx)
+            await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
+            await writer.engine.dispose()
             await engine.dispose()
 
     app = FastAPI(title="Preferans table server", lifespan=lifespan)

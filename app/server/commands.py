@@ -75,11 +75,6 @@ class Expire:
 
 
 @dataclass(slots=True)
-class Checkpoint:
-    pass
-
-
-@dataclass(slots=True)
 class Stop:
     reason: str
     reply: asyncio.Future[None]
@@ -96,7 +91,7 @@ class Award:
     reply: asyncio.Future[dict[str, Any]]
 
 
-Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Checkpoint | Stop | Award
+Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Stop | Award
 Replying = Sit | Leave | Stop | Award
 
 

@@ -52,10 +52,14 @@ class Connection:
     def start(self) -> None:
         self._sender = asyncio.create_task(self._send_loop(), name=f"ws-send-{self.id}")
 
-    def send(self, message: BaseModel | dict[str, Any]) -> None:
+    def send(self, message: BaseModel | dict[str, Any] | str) -> None:
+        """Queue one frame; a ``str`` is sent as it is (a frame encoded once for many connections)."""
         if self.closed.is_set():
             return
-        text = message.model_dump_json() if isinstance(message, BaseModel) else _dumps(message)
+        if isinstance(message, str):
+            text = message
+        else:
+            text = message.model_dump_json() if isinstance(message, BaseModel) else _dumps(message)
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:

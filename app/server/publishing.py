@@ -1,8 +1,9 @@
 """Sending a table to its connections: each viewer its own view (RULES.md §12), under one version.
 
 Every connection gets every version (an update may carry no event for a viewer who may see none of that
-step's events), so a gap always means a lost frame. The update for one viewer kind (a seat, or the
-spectators) is built once and sent to every connection of that kind.
+step's events), so a gap always means a lost frame. The update for one kind of viewer (each seat — the
+4-seat dealer is a seat — and the spectators) is built and encoded once (orjson), and the same text goes
+to every connection of that kind.
 """
 
 from __future__ import annotations
@@ -10,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
 from app.engine.events import Event
 from app.engine.views import view
 from app.protocol.messages import (
-    EventFrame,
     GameOutcome,
     PresenceMessage,
     SeatInfo,
     SnapshotMessage,
-    UpdateMessage,
 )
 from app.server.connection import Connection
 from app.table import Game
@@ -40,6 +41,42 @@ def _clock(game: Game | None, now_ms: int) -> dict[str, Any] | None:
 
 def _legal(game: Game | None, seat: int | None) -> list[dict[str, Any]]:
     return [] if game is None else [a.to_json() for a in game.legal(seat)]
+
+
+def update_text(
+    *,
+    table_id: int,
+    version: int,
+    status: str,
+    game: Game | None,
+    events: list[Event],
+    seat: int | None,
+    clock: dict[str, Any] | None,
+    sheet: dict[str, Any] | None,
+    outcome: dict[str, Any] | None,
+    actions: int,
+) -> str:
+    """The `UpdateMessage` for viewer ``seat`` (None: a spectator), encoded: the same JSON as
+    ``UpdateMessage(...).model_dump_json()``, built without a model per frame."""
+    visible = [
+        {"kind": e.kind, "data": e.data}
+        for e in events
+        if e.visible_to is None or (seat is not None and seat in e.visible_to)
+    ]
+    message = {
+        "type": "update",
+        "table": table_id,
+        "v": version,
+        "status": status,
+        "events": visible,
+        "view": _view(game, seat),
+        "clock": clock,
+        "legal": _legal(game, seat),
+        "sheet": sheet,
+        "outcome": outcome,
+        "actions": actions,
+    }
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def publish_update(
@@ -64,31 +101,27 @@ def publish_update(
         sheet = game.sheet.to_json()
     clock = _clock(game, now_ms)
     outcome = outcome_message(game)
-    built: dict[int | None, UpdateMessage] = {}
+    outcome_json = None if outcome is None else outcome.model_dump(mode="json")
+    built: dict[int | None, str] = {}
     for conn in list(connections):
         if conn.closed.is_set():
             continue
         seat = conn.seat
-        message = built.get(seat)
-        if message is None:
-            visible = [
-                EventFrame(kind=e.kind, data=e.data)
-                for e in events
-                if e.visible_to is None or (seat is not None and seat in e.visible_to)
-            ]
-            message = built[seat] = UpdateMessage(
-                table=table_id,
-                v=version,
+        text = built.get(seat)
+        if text is None:
+            text = built[seat] = update_text(
+                table_id=table_id,
+                version=version,
                 status=status,
-                events=visible,
-                view=_view(game, seat),
+                game=game,
+                events=events,
+                seat=seat,
                 clock=clock,
-                legal=_legal(game, seat),
                 sheet=sheet,
-                outcome=outcome,
+                outcome=outcome_json,
                 actions=actions,
             )
-        conn.send(message)
+        conn.send(text)
 
 
 def send_snapshot(

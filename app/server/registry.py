@@ -1,10 +1,16 @@
-"""Table actors by id: created on demand, reloaded from the database on start (recovery)."""
+"""Table actors by id: created on demand, reloaded from the database on start (recovery).
+
+After a crash the running seat of each table is charged its thinking up to the dead process's last
+heartbeat (`app.server.persistence.charge_after_crash`), never the downtime; the resumed clocks are stored
+again (one batch) so that a second crash counts from this process's turn start.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
 from app.clock import ClockSettings, ReserveClock
 from app.db.models import ActionRecord, GameTable, InterruptedDeal, TableSeat, User
@@ -14,6 +20,13 @@ from app.engine.scoring import ScoreSheet
 from app.server.actor import TableActor
 from app.server.commands import mono_ms
 from app.server.context import ServerContext
+from app.server.persistence import (
+    StepWrite,
+    charge_after_crash,
+    clock_record,
+    forget_heartbeats,
+    read_heartbeats,
+)
 from app.table import Game, Outcome, TableStatus, Termination
 
 log = logging.getLogger(__name__)
@@ -82,11 +95,12 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
     actor.next_action_seq = len(actions) + 1
     if row.status != "waiting":
         state = replay([action_from_json(a) for a in actions], row.seats, conventions, row.first_dealer)
+        resumed = row.status == "playing" and row.clock is not None
         if row.clock is not None:
             clock = ReserveClock.from_json(row.clock)
             # A restart: the downtime is not charged to anyone (RULES §8.1: the clock runs only while
             # the table waits for a player, and a dead server waits for nobody).
-            clock = clock.resume_after_restart(mono_ms())
+            clock = clock.resume_after_crash(mono_ms(), charge_after_crash(row.clock, ctx.heartbeats))
         else:
             clock = ReserveClock.new(row.seats, ClockSettings.from_conventions(conventions))
         sheet = ScoreSheet.from_json(row.sheet) if row.sheet else ScoreSheet.new(row.seats, conventions)
@@ -94,11 +108,11 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
         if row.finish_reason is not None and row.settlement is not None:
             outcome = Outcome(Termination(row.finish_reason), row.settlement)
         actor.game = Game(state, clock, sheet, TableStatus(row.status), outcome, tuple(pending))
-        if row.status == "playing" and row.clock is not None:
-            async with ctx.sessions() as session, session.begin():
-                await session.execute(
-                    update(GameTable).where(GameTable.id == table_id).values(clock=clock.to_json())
-                )
+        if resumed:
+            record = clock_record(clock, ctx.writer.boot, mono_ms())
+            await ctx.writer.commit(table_id, None, StepWrite(table={"clock": record}))
+            if table_id in ctx.tables:
+                return ctx.tables[table_id]
     ctx.tables[table_id] = actor
     actor.start()
     return actor
@@ -106,29 +120,41 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
 
 async def recover_all(ctx: ServerContext) -> int:
     """Reload every unfinished table; returns how many."""
+    ctx.heartbeats = {
+        boot: beat
+        for boot, beat in (await read_heartbeats(ctx.writer.engine)).items()
+        if boot != ctx.writer.boot.id
+    }
     async with ctx.sessions() as session:
         ids = (await session.execute(select(GameTable.id).where(GameTable.status.in_(LIVE)))).scalars().all()
+    failed = 0
     for table_id in ids:
         try:
             await load_actor(ctx, table_id)
         except Exception:
+            failed += 1
             log.exception("table %s could not be recovered", table_id)
+    if not failed:
+        # Every table counts from this process now; the dead processes' rows are no longer needed.
+        await forget_heartbeats(ctx.writer.engine, ctx.heartbeats)
     return len(ids)
 
 
 async def shutdown_all(ctx: ServerContext) -> None:
-    """Graceful stop: every actor ends, running clocks are frozen and persisted."""
+    """Graceful stop: every actor ends, running clocks are frozen and persisted (one batch)."""
     actors = list(ctx.tables.values())
     ctx.tables.clear()
     for actor in actors:
         await actor.stop()
+    frozen: list[tuple[int, StepWrite]] = []
+    for actor in actors:
         game = actor.game
         if game is not None and actor.status == "playing":
-            frozen = game.clock.freeze(mono_ms())
-            try:
-                async with ctx.sessions() as session, session.begin():
-                    await session.execute(
-                        update(GameTable).where(GameTable.id == actor.table_id).values(clock=frozen.to_json())
-                    )
-            except Exception:
-                log.exception("table %s: could not freeze its clock", actor.table_id)
+            clock = game.clock.freeze(mono_ms())
+            frozen.append((actor.table_id, StepWrite(table={"clock": clock.to_json()})))
+    results = await asyncio.gather(
+        *(ctx.writer.commit(table_id, None, write) for table_id, write in frozen), return_exceptions=True
+    )
+    for (table_id, _), result in zip(frozen, results, strict=True):
+        if isinstance(result, BaseException):
+            log.error("table %s: could not freeze its clock: %s", table_id, result)

@@ -36,8 +36,12 @@ class Settings(BaseSettings):
     rate_strikes_to_close: int = Field(200, ge=1)
     send_queue_frames: int = Field(256, ge=8)
     solver_budget: float = Field(5.0, gt=0)
-    # How often a running clock is persisted, bounding what a crash can give back to the player on move.
-    clock_checkpoint_interval: float = Field(1.0, gt=0)
+    # The process's heartbeat (one row, one update a second): after a crash the seat on move is charged up
+    # to the last beat, so a crash gives back at most this much thinking time and never charges downtime.
+    heartbeat_interval: float = Field(1.0, gt=0)
+    # Group commit: how long the writer waits for other tables' steps to join a batch, and its size cap.
+    commit_window_ms: float = Field(2.0, ge=0)
+    commit_max_batch: int = Field(512, ge=1)
 
 
 @lru_cache(maxsize=1)
