@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
@@ -15,7 +15,7 @@ from app.auth.roles import Role
 from app.db.models import GameTable, Room, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
 from app.server.actor import Leave, SeatError, Sit, Stop
-from app.server.deps import ContextDep, CurrentUser, OperatorUser, SessionDep
+from app.server.deps import ContextDep, CurrentUser, OperatorUser, SessionDep, bearer_token, user_from_token
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
 from app.server.registry import get_actor
 
@@ -190,6 +190,18 @@ async def get_table(table_id: int, _user: CurrentUser, ctx: ContextDep, session:
     return await _table_out(ctx, session, table)
 
 
+async def caller(request: Request, ctx: ContextDep) -> User:
+    """The caller, read in a session closed at once: the handlers below wait for a table actor, whose
+    commit needs a database connection, and must not hold one meanwhile (else a burst of them starves
+    the pool the tables commit through)."""
+    async with ctx.sessions() as session:
+        return await user_from_token(ctx, session, bearer_token(request))
+
+
+# A user loaded outside the request's session (the handlers that wait for a table).
+Caller = Annotated[User, Depends(caller)]
+
+
 async def _ask(future: asyncio.Future[Any]) -> Any:
     try:
         return await asyncio.wait_for(future, timeout=30)
@@ -198,7 +210,7 @@ async def _ask(future: asyncio.Future[Any]) -> Any:
 
 
 @router.post("/tables/{table_id}/sit")
-async def sit(table_id: int, body: SitIn, user: CurrentUser, ctx: ContextDep) -> dict[str, int]:
+async def sit(table_id: int, body: SitIn, user: Caller, ctx: ContextDep) -> dict[str, int]:
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
@@ -208,7 +220,7 @@ async def sit(table_id: int, body: SitIn, user: CurrentUser, ctx: ContextDep) ->
 
 
 @router.post("/tables/{table_id}/leave")
-async def leave(table_id: int, user: CurrentUser, ctx: ContextDep) -> dict[str, bool]:
+async def leave(table_id: int, user: Caller, ctx: ContextDep) -> dict[str, bool]:
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
@@ -219,15 +231,17 @@ async def leave(table_id: int, user: CurrentUser, ctx: ContextDep) -> dict[str, 
 
 
 @router.post("/tables/{table_id}/stop")
-async def stop_table(
-    table_id: int, body: StopIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
-) -> dict[str, bool]:
+async def stop_table(table_id: int, body: StopIn, user: Caller, ctx: ContextDep) -> dict[str, bool]:
     """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason."""
-    table = await session.get(GameTable, table_id)
+    role = Role(user.role)
+    if not role.allows(Role.OPERATOR):
+        raise ApiError(403, "forbidden", f"this needs the {Role.OPERATOR.value} role")
+    async with ctx.sessions() as session:  # closed before the wait for the table below
+        table = await session.get(GameTable, table_id)
+        room = None if table is None else await session.get(Room, table.room_id)
     if table is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
-    room = await session.get(Room, table.room_id)
-    if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
+    if room is not None and room.operator_id != user.id and not role.allows(Role.ADMIN):
         raise ApiError(403, "forbidden", "only the room's operator or an admin stops a table")
     actor = await get_actor(ctx, table_id)
     assert actor is not None
