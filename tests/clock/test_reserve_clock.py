@@ -177,3 +177,20 @@ def test_snapshot_shows_every_seat_as_of_now(fake_time: FakeTime) -> None:
     snap = c.snapshot(fake_time.advance(1_500))
     assert snap["running"] == 0
     assert snap["seats"][0] == {"deal_ms": DEAL - 1_500, "reserve_ms": RESERVE, "out": False}
+
+
+def test_after_a_crash_the_proven_thinking_is_charged_and_the_downtime_is_not(fake_time: FakeTime) -> None:
+    """§8.1: after a crash the seat on move is charged what it provably thought (turn start to the last
+    heartbeat), and runs on from the restart; a frozen clock just thaws."""
+    c = clock().start(2, fake_time.now)
+    stored = c.to_json()
+    fake_time.advance(50_000)  # the server crashes somewhere in here
+    revived = ReserveClock.from_json(stored).resume_after_crash(77, 3_000)
+    assert revived.running == 2
+    assert revived.time_left(2, 77).deal_ms == DEAL - 3_000
+    assert revived.time_left(2, 77 + 1_000).deal_ms == DEAL - 4_000
+    assert ReserveClock.from_json(stored).resume_after_crash(77, -5).time_left(2, 77).deal_ms == DEAL
+    frozen = c.freeze(fake_time.now)
+    assert frozen.resume_after_crash(77, 3_000) == frozen.thaw(77)
+    idle = clock()
+    assert idle.resume_after_crash(77, 3_000) is idle

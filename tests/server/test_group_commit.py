@@ -1,0 +1,201 @@
+"""Group commit (issue 14 §1), in process: several tables' actions commit in one batch; a batch that fails
+acknowledges none of them, tells each sender with a typed error and leaves every table as it was.
+
+The database "goes away" for the actions table only (renamed, then renamed back): every write of the
+batch fails, deterministically, on SQLite and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, text
+
+from app.auth.roles import Role
+from app.auth.users import create_user
+from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
+from app.db.migrate import upgrade
+from app.db.models import ActionRecord, GameTable, Room
+from app.engine.conventions import conventions_from
+from app.server.commands import Act, Connect, Sit
+from app.server.context import ServerContext
+from app.server.persistence import GroupWriter, charge_after_crash, clock_record, wall_ms
+from app.server.registry import get_actor, shutdown_all
+from app.server.settings import Settings
+
+TABLES = 3
+
+
+@dataclass(eq=False)  # hashable by identity, as the actor keeps connections in a set
+class FakeConnection:
+    """What the actor needs of a connection: who it is, its seat, and where its frames go."""
+
+    user_id: int
+    seat: int | None = None
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def send(self, message: Any) -> None:
+        if isinstance(message, str):
+            data = json.loads(message)
+        elif isinstance(message, dict):
+            data = message
+        else:
+            data = message.model_dump(mode="json")
+        self.frames.append(data)
+        self.arrived.set()
+
+    def close(self) -> None:
+        self.closed.set()
+
+    async def next(self, kind: str, timeout: float = 30.0) -> dict[str, Any]:
+        async with asyncio.timeout(timeout):
+            while True:
+                for i, frame in enumerate(self.frames):
+                    if frame["type"] == kind:
+                        return self.frames.pop(i)
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
+    else:
+        url = request.getfixturevalue("pg_database")
+    upgrade(url)
+    yield url
+
+
+@pytest.fixture
+async def ctx(database_url: str) -> AsyncIterator[ServerContext]:
+    engine = make_engine(database_url)
+    # A wide window: the test's actions, sent together, land in one batch.
+    writer = GroupWriter(make_writer_engine(database_url), window_ms=200.0)
+    context = ServerContext(
+        settings=Settings(database_url=database_url),
+        engine=engine,
+        sessions=make_sessionmaker(engine),
+        token_secret="test-secret",
+        solver_executor=ThreadPoolExecutor(max_workers=1),
+        writer=writer,
+    )
+    await writer.start()
+    try:
+        yield context
+    finally:
+        await shutdown_all(context)
+        await writer.close()
+        await writer.engine.dispose()
+        await engine.dispose()
+
+
+async def _started_tables(ctx: ServerContext) -> list[tuple[int, list[FakeConnection]]]:
+    """TABLES started tables with a connection per seat (each holding its snapshot)."""
+    async with ctx.sessions() as session, session.begin():
+        users = [await create_user(session, f"gc{i}", "player-password", Role.PLAYER) for i in range(3)]
+        operator = await create_user(session, "gcop", "player-password", Role.OPERATOR)
+        await session.flush()
+        conventions = conventions_from("fspr-leningrad", {"deal_time": 600})
+        room = Room(name="gc", operator_id=operator.id, preset="fspr-leningrad", overrides={},
+                    conventions=conventions.model_dump(mode="json"), created_at=time.time())  # fmt: skip
+        session.add(room)
+        await session.flush()
+        rows = [
+            GameTable(
+                room_id=room.id,
+                seats=3,
+                conventions=room.conventions,
+                first_dealer=0,
+                status="waiting",
+                version=0,
+                created_at=time.time(),
+            )  # fmt: skip
+            for _ in range(TABLES)
+        ]
+        session.add_all(rows)
+        await session.flush()
+        ids = [row.id for row in rows]
+        user_ids = [(u.id, u.name) for u in users]
+    tables = []
+    loop = asyncio.get_running_loop()
+    for table_id in ids:
+        actor = await get_actor(ctx, table_id)
+        assert actor is not None
+        conns = [FakeConnection(user_id) for user_id, _ in user_ids]
+        for seat, (user_id, name) in enumerate(user_ids):
+            reply: asyncio.Future[int] = loop.create_future()
+            actor.submit(Sit(user_id, name, seat, reply))
+            assert await reply == seat
+        for conn in conns:
+            actor.submit(Connect(conn))  # type: ignore[arg-type]
+        tables.append((table_id, conns))
+    return tables
+
+
+async def _count_actions(ctx: ServerContext) -> int:
+    async with ctx.sessions() as session:
+        return int((await session.execute(select(func.count()).select_from(ActionRecord))).scalar_one())
+
+
+async def test_a_failed_batch_acknowledges_nothing_and_changes_no_table(ctx: ServerContext) -> None:
+    tables = await _started_tables(ctx)
+    moves = []
+    for table_id, conns in tables:
+        snapshots = [await conn.next("snapshot") for conn in conns]
+        (seat,) = [s for s, snap in enumerate(snapshots) if snap["legal"]]
+        actor = ctx.tables[table_id]
+        moves.append((actor, conns[seat], snapshots[seat]["legal"][0], actor.version, actor.game))
+    stored = await _count_actions(ctx)
+
+    async with ctx.engine.begin() as conn:
+        await conn.execute(text("ALTER TABLE actions RENAME TO actions_away"))
+    batches = ctx.writer.batches
+    for actor, conn, action, _, _ in moves:
+        actor.submit(Act(conn, 1, action))  # type: ignore[arg-type]
+    errors = [await conn.next("error") for _, conn, _, _, _ in moves]
+    assert [(e["code"], e["seq"]) for e in errors] == [("server_error", 1)] * TABLES
+    for actor, conn, _, version, game in moves:
+        assert not [f for f in conn.frames if f["type"] in ("ack", "update")]
+        assert actor.version == version and actor.game is game and actor.last_seq == [0, 0, 0]
+    assert ctx.writer.batches == batches  # nothing committed meanwhile
+
+    async with ctx.engine.begin() as conn:
+        await conn.execute(text("ALTER TABLE actions_away RENAME TO actions"))
+    assert await _count_actions(ctx) == stored
+    # The same commands sent again are applied now, once, all in one batch.
+    for actor, conn, action, _, _ in moves:
+        actor.submit(Act(conn, 1, action))  # type: ignore[arg-type]
+    acks = [await conn.next("ack") for _, conn, _, _, _ in moves]
+    assert [(a["seq"], a["duplicate"]) for a in acks] == [(1, False)] * TABLES
+    for (actor, _, _, version, _), ack in zip(moves, acks, strict=True):
+        assert ack["v"] == version + 1 == actor.version
+    assert ctx.writer.batches == batches + 1
+    assert await _count_actions(ctx) == stored + TABLES
+
+
+async def test_the_heartbeat_bounds_what_a_crash_charges(ctx: ServerContext) -> None:
+    tables = await _started_tables(ctx)
+    actor = ctx.tables[tables[0][0]]
+    assert actor.game is not None and actor.game.clock.running is not None
+    record = clock_record(actor.game.clock, ctx.writer.boot, actor.game.clock.since or 0)
+    since = record["wall"]["since_ms"]
+    assert abs(since - wall_ms()) < 60_000
+    assert charge_after_crash(record, {ctx.writer.boot.id: since + 1234}) == 1234
+    assert charge_after_crash(record, {ctx.writer.boot.id: since - 10}) == 0  # beat before the turn
+    assert charge_after_crash(record, {}) == 0  # the process never beat
+    async with ctx.engine.connect() as conn:
+        stored = (
+            await conn.execute(select(GameTable.clock).where(GameTable.id == actor.table_id))
+        ).scalar_one()
+    assert stored["wall"]["boot"] == ctx.writer.boot.id
