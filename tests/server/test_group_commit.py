@@ -120,7 +120,7 @@ async def _started_tables(ctx: ServerContext) -> list[tuple[int, list[FakeConnec
                 status="waiting",
                 version=0,
                 created_at=time.time(),
-            )  # fmt: skip
+            )
             for _ in range(TABLES)
         ]
         session.add_all(rows)
