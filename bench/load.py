@@ -1,0 +1,566 @@
+"""Load bench (issue 14 §4): real websockets against the real server, or against a bare relay (``--bare``).
+
+    .venv/bin/python bench/load.py --tables 100 --idle 20 --duration 30            # SQLite, paced
+    .venv/bin/python bench/load.py --tables 200 --unpaced --duration 30
+    .venv/bin/python bench/load.py --tables 100 --database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres
+    .venv/bin/python bench/load.py --tables 100 --bare                               # the same load, bare relay
+
+Starts the server (``python -m app serve``) on a fresh database (a temporary SQLite file, or a fresh
+``preferans_bench_<hex>`` database on the PostgreSQL server of ``--database``, dropped afterwards), with
+``--tables`` tables of 3 seated players and ``--idle`` tables whose players never act, opens one websocket
+per seat, and drives them: paced (each table acts once a second: the seat on move sends a random legal
+action) or ``--unpaced`` (the seat on move acts as soon as it sees its update). The idle tables start at
+the beginning of the measured window (their third seat sits then) with short clocks: every seat in turn
+runs out, and the bench measures how late each timeout reached the clients after its deadline (deadline
+plus the lag grace, from the clock the clients were sent).
+
+Prints one JSON line: tables, sockets, acks/s, latency p50/p99/max from a command to its ack and to the
+other seats' update, timeout lateness p50/p99, errors, server CPU (cores, and ms per ack) and memory.
+``--bare`` runs the same load against a minimal websocket relay (ack + one update per action to each seat
+of the table, encoded once, no game, no database), so one run gives the ratio.
+
+Users are written straight into the database (one password hash) and their tokens minted with the
+server's secret (set by the bench), so 3,000 seats need no 3,000 argon2 logins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import orjson  # noqa: E402
+import websockets  # noqa: E402
+
+SECRET = "bench-" + secrets.token_hex(16)
+GRACE_MS = 500  # LagPolicy: min(per-action cap 500 ms, quota 2000 ms) for a seat that has not used it
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+# ---------------------------------------------------------------------------------------- the database
+
+
+async def _pg_admin(url: str, sql: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"), timeout=10)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+def fresh_database(url: str | None, tmp: Path) -> tuple[str, str | None]:
+    """(database URL, PostgreSQL database to drop afterwards)."""
+    if url is None or url.startswith("sqlite"):
+        return url or f"sqlite+aiosqlite:///{tmp / 'bench.db'}", None
+    name = f"preferans_bench_{secrets.token_hex(4)}"
+    asyncio.run(_pg_admin(url, f'CREATE DATABASE "{name}"'))
+    return f"{url.rpartition('/')[0]}/{name}", name
+
+
+@dataclass
+class Seats:
+    active: list[tuple[int, list[int]]]  # (table, the users of seats 0..2)
+    idle: list[tuple[int, list[int]]]  # seats 0 and 1 taken; seat 2's user sits when the window opens
+
+
+async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
+    """Users, a room, ``tables`` full tables (the server starts them on boot) and ``idle`` tables with two
+    seats, in a few statements."""
+    from sqlalchemy import insert
+
+    from app.auth.passwords import hash_password
+    from app.db.engine import make_engine
+    from app.db.models import GameTable, Room, TableSeat, User
+    from app.engine.conventions import conventions_from
+
+    engine = make_engine(url)
+    now = time.time()
+    password = hash_password("bench-password")
+    total_users = 3 * (tables + idle) + 1
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(
+                insert(User.__table__),
+                [
+                    {
+                        "name": f"bench{i}",
+                        "password_hash": password,
+                        "role": "operator" if i == 0 else "player",
+                        "created_at": now,
+                    }  # fmt: skip
+                    for i in range(total_users)
+                ],
+            )
+            busy = conventions_from(
+                "fspr-leningrad", {"pool_size": 1000, "deal_time": 3600, "reserve_time": 3600}
+            )
+            room = (
+                await conn.execute(
+                    insert(Room.__table__).returning(Room.__table__.c.id),
+                    [
+                        {
+                            "name": "bench",
+                            "operator_id": 1,
+                            "preset": "fspr-leningrad",
+                            "overrides": {},
+                            "conventions": busy.model_dump(mode="json"),
+                            "closed": False,
+                            "created_at": now,
+                        }
+                    ],  # fmt: skip
+                )
+            ).scalar_one()
+            rows = []
+            for i in range(tables + idle):
+                if i < tables:
+                    conventions = busy
+                else:
+                    # Three seats run out in turn within the window: deal time 1-3 s, reserve 0.5 s.
+                    k = i - tables
+                    deal = 1.0 + 2.0 * k / max(1, idle)
+                    deal = min(deal, max(0.5, duration / 4 - 1.0))
+                    conventions = conventions_from("fspr-leningrad", {"deal_time": deal, "reserve_time": 0.5})
+                rows.append(
+                    {
+                        "room_id": room,
+                        "seats": 3,
+                        "conventions": conventions.model_dump(mode="json"),
+                        "first_dealer": i % 3,
+                        "status": "waiting",
+                        "version": 0,
+                        "created_at": now,
+                    }  # fmt: skip
+                )
+            ids = [
+                r[0]
+                for r in (
+                    await conn.execute(insert(GameTable.__table__).returning(GameTable.__table__.c.id), rows)
+                ).all()
+            ]
+            ids.sort()
+            seats = []
+            plan = Seats([], [])
+            for n, table_id in enumerate(ids):
+                users = [2 + 3 * n + s for s in range(3)]
+                taken = 3 if n < tables else 2
+                seats += [{"table_id": table_id, "seat": s, "user_id": users[s], "last_client_seq": 0}
+                          for s in range(taken)]  # fmt: skip
+                (plan.active if n < tables else plan.idle).append((table_id, users))
+            await conn.execute(insert(TableSeat.__table__), seats)
+    finally:
+        await engine.dispose()
+    return plan
+
+
+def token(user_id: int) -> str:
+    from app.auth.tokens import issue_token
+
+    return issue_token(SECRET, user_id, time.time(), 24 * 3600)[0]
+
+
+# ------------------------------------------------------------------------------------------ the relay
+
+
+def relay_app() -> Any:
+    """A minimal websocket relay with the same shape of traffic: a snapshot on connect; per action an ack
+    to the sender and one update (encoded once per seat) to each seat of the table."""
+    from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+
+    app = FastAPI()
+    tables: dict[int, dict[str, Any]] = {}
+    filler = {"hand": ["x" * 3] * 10, "trick": [], "bids": list(range(20))}  # a view's size, roughly
+
+    def frame(table: dict[str, Any], seat: int, kind: str) -> str:
+        legal = [{"type": "pass", "seat": seat}] if table["turn"] == seat else []
+        return orjson.dumps({"type": kind, "table": table["id"], "v": table["v"], "status": "playing",
+                             "events": [], "view": filler, "clock": {"running": table["turn"]},
+                             "legal": legal, "sheet": None, "actions": table["v"]}).decode()  # fmt: skip
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def sock(ws: WebSocket, table_id: int) -> None:
+        seat = int(ws.query_params.get("seat", "0"))
+        table = tables.setdefault(table_id, {"id": table_id, "v": 0, "turn": 0, "conns": {}})
+        await ws.accept()
+        table["conns"][seat] = ws
+        await ws.send_text(frame(table, seat, "snapshot"))
+        try:
+            while True:
+                message = orjson.loads(await ws.receive_text())
+                if message.get("type") != "action":
+                    continue
+                table["v"] += 1
+                table["turn"] = (table["turn"] + 1) % 3
+                await ws.send_text(
+                    orjson.dumps({"type": "ack", "seq": message["seq"], "v": table["v"]}).decode()
+                )
+                for other, conn in list(table["conns"].items()):
+                    try:
+                        await conn.send_text(frame(table, other, "update"))
+                    except Exception:
+                        table["conns"].pop(other, None)
+        except WebSocketDisconnect:
+            table["conns"].pop(seat, None)
+
+    @app.get("/api/health")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app
+
+
+# ------------------------------------------------------------------------------------------ the client
+
+
+@dataclass
+class Stats:
+    acks: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    ack_ms: list[float] = field(default_factory=list)
+    update_ms: list[float] = field(default_factory=list)
+    late_ms: list[float] = field(default_factory=list)
+    measuring: bool = False
+
+
+@dataclass
+class Sock:
+    table: Table
+    seat: int
+    ws: Any = None
+    v: int = -1
+    legal: list[dict[str, Any]] = field(default_factory=list)
+    seq: int = 0
+    pending: int | None = None
+    deadline: float | None = None  # idle tables: when this table's running seat should time out (client time)
+
+
+@dataclass
+class Table:
+    id: int
+    idle: bool
+    socks: list[Sock] = field(default_factory=list)
+    # version expected -> when its command was sent, and by which seat
+    sent: dict[int, tuple[float, int]] = field(default_factory=dict)
+    moved: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Load:
+    def __init__(self, args: argparse.Namespace, base: str) -> None:
+        self.args = args
+        self.base = base
+        self.stats = Stats()
+        self.rng = random.Random(1)
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def connect(self, sock: Sock, user: int | None) -> None:
+        url = f"{self.base}/ws/tables/{sock.table.id}?seat={sock.seat}"
+        if user is not None:
+            url += f"&token={token(user)}"
+        for attempt in range(5):
+            try:
+                sock.ws = await websockets.connect(url, max_size=2**22, open_timeout=60, ping_interval=None)
+                break
+            except Exception:
+                if attempt == 4:
+                    raise
+                await asyncio.sleep(0.5 + attempt)
+        self.tasks.append(asyncio.create_task(self.read(sock)))
+
+    def act(self, sock: Sock) -> None:
+        if not sock.legal or sock.pending is not None:
+            return
+        sock.seq += 1
+        sock.pending = sock.seq
+        action = self.rng.choice(sock.legal)
+        now = time.monotonic()
+        sock.table.sent[sock.v + 1] = (now, sock.seat)
+        sock.sent_at = now  # type: ignore[attr-defined]
+        sock.legal = []
+        frame = orjson.dumps({"type": "action", "seq": sock.seq, "action": action}).decode()
+        asyncio.ensure_future(sock.ws.send(frame))
+
+    async def read(self, sock: Sock) -> None:
+        stats, table = self.stats, sock.table
+        try:
+            async for text in sock.ws:
+                now = time.monotonic()
+                m = orjson.loads(text)
+                kind = m.get("type")
+                if kind in ("snapshot", "update"):
+                    v = m["v"]
+                    if kind == "update" and stats.measuring and not table.idle:
+                        sent = table.sent.get(v)
+                        if sent is not None and sent[1] != sock.seat:  # the other seats' update
+                            stats.update_ms.append((now - sent[0]) * 1000)
+                    sock.v = max(sock.v, v)
+                    sock.legal = m.get("legal") or []
+                    if table.idle and sock.seat == 0:
+                        self.watch_clock(sock, m, now)
+                    if sock.legal:
+                        table.moved.set()
+                        if self.args.unpaced and not table.idle:
+                            self.act(sock)
+                elif kind == "ack":
+                    if m.get("seq") == sock.pending:
+                        sock.pending = None
+                        if stats.measuring:
+                            stats.acks += 1
+                            stats.ack_ms.append((now - sock.sent_at) * 1000)  # type: ignore[attr-defined]
+                        if self.args.unpaced and sock.legal:  # the update came first: our turn again
+                            self.act(sock)
+                elif kind == "error":
+                    code = m.get("code", "?")
+                    if stats.measuring:
+                        stats.errors[code] = stats.errors.get(code, 0) + 1
+                    if m.get("seq") == sock.pending:
+                        sock.pending = None
+        except websockets.ConnectionClosed:
+            pass
+
+    def watch_clock(self, sock: Sock, m: dict[str, Any], now: float) -> None:
+        """Idle tables: how late did each timeout reach us after the deadline the clock implied?"""
+        table = sock.table
+        if any(e.get("kind") == "timeout" for e in m.get("events") or ()) and sock.deadline is not None:
+            if self.stats.measuring:
+                self.stats.late_ms.append((now - sock.deadline) * 1000)
+            sock.deadline = None
+        clock = m.get("clock") or {}
+        running = clock.get("running")
+        if running is None or m.get("status") != "playing":
+            sock.deadline = None
+            return
+        left = clock["seats"][running]
+        if left.get("out"):
+            return
+        sock.deadline = now + (left["deal_ms"] + left["reserve_ms"] + GRACE_MS) / 1000
+        del table  # one deadline per table, watched on seat 0's socket
+
+    async def pace(self, table: Table, stop: float) -> None:
+        await asyncio.sleep(self.rng.random())
+        tick = time.monotonic()
+        while tick < stop:
+            for sock in table.socks:
+                if sock.legal:
+                    self.act(sock)
+                    break
+            tick += 1.0
+            await asyncio.sleep(max(0.0, tick - time.monotonic()))
+
+
+def proc_cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_mem_mb(pid: int) -> tuple[float, float]:
+    values = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            values[key] = int(rest.split()[0]) / 1024
+    return round(values.get("VmRSS", 0.0), 1), round(values.get("VmHWM", 0.0), 1)
+
+
+async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | None) -> dict[str, Any]:
+    load = Load(args, f"ws://127.0.0.1:{port}")
+    tables: list[Table] = []
+    gate = asyncio.Semaphore(64)
+    connects = []
+    active = plan.active if plan else [(i + 1, None) for i in range(args.tables)]
+    idle = plan.idle if plan else []
+    for table_id, users in [*active, *idle]:
+        table = Table(table_id, idle=(table_id, users) in idle)
+        tables.append(table)
+        for seat in range(3):
+            sock = Sock(table, seat)
+            table.socks.append(sock)
+
+            async def open_one(
+                sock: Sock = sock, user: int | None = None if users is None else users[seat]
+            ) -> None:
+                async with gate:
+                    await load.connect(sock, user)
+
+            connects.append(open_one())
+    started = time.monotonic()
+    await asyncio.gather(*connects)
+    connect_s = time.monotonic() - started
+    await asyncio.sleep(args.warmup)
+
+    load.stats.measuring = True
+    cpu0, t0 = proc_cpu_s(pid), time.monotonic()
+    stop = t0 + args.duration
+    if plan is not None and plan.idle:
+        # The idle tables start now: their third seat sits (REST), spread over the first second.
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
+
+            async def sit(table_id: int, user: int) -> None:
+                await asyncio.sleep(random.random())
+                r = await http.post(f"/api/tables/{table_id}/sit", json={"seat": 2},
+                                    headers={"Authorization": f"Bearer {token(user)}"})  # fmt: skip
+                if r.status_code != 200:
+                    load.stats.errors[f"sit_{r.status_code}"] = (
+                        load.stats.errors.get(f"sit_{r.status_code}", 0) + 1
+                    )
+
+            sits = asyncio.gather(*(sit(t, users[2]) for t, users in plan.idle))
+            await _run_window(load, tables, args, stop)
+            await sits
+    else:
+        await _run_window(load, tables, args, stop)
+    elapsed = time.monotonic() - t0
+    cpu = proc_cpu_s(pid) - cpu0
+    load.stats.measuring = False
+    rss, hwm = proc_mem_mb(pid)
+    for table in tables:
+        for sock in table.socks:
+            if sock.ws is not None:
+                await sock.ws.close()
+    for task in load.tasks:
+        task.cancel()
+    s = load.stats
+    return {
+        "sockets": sum(len(t.socks) for t in tables),
+        "connect_s": round(connect_s, 1),
+        "seconds": round(elapsed, 1),
+        "acks": s.acks,
+        "acks_per_s": round(s.acks / elapsed, 1),
+        "ack_ms": {"p50": pct(s.ack_ms, 0.5), "p99": pct(s.ack_ms, 0.99), "max": pct(s.ack_ms, 1.0)},
+        "update_ms": {
+            "p50": pct(s.update_ms, 0.5),
+            "p99": pct(s.update_ms, 0.99),
+            "max": pct(s.update_ms, 1.0),
+        },
+        "timeouts": len(s.late_ms),
+        "timeout_late_ms": {
+            "p50": pct(s.late_ms, 0.5),
+            "p99": pct(s.late_ms, 0.99),
+            "max": pct(s.late_ms, 1.0),
+        },
+        "errors": s.errors,
+        "server_cpu_cores": round(cpu / elapsed, 2),
+        "server_cpu_ms_per_ack": round(1000 * cpu / s.acks, 2) if s.acks else None,
+        "server_rss_mb": rss,
+        "server_peak_rss_mb": hwm,
+        "client_cpu_s": round(time.process_time(), 1),
+    }
+
+
+async def _run_window(load: Load, tables: list[Table], args: argparse.Namespace, stop: float) -> None:
+    if args.unpaced:
+        for table in tables:  # kick every table: whoever holds legal actions acts, then the replies drive it
+            for sock in table.socks:
+                if not table.idle and sock.legal:
+                    load.act(sock)
+        await asyncio.sleep(max(0.0, stop - time.monotonic()))
+    else:
+        await asyncio.gather(*(load.pace(t, stop) for t in tables if not t.idle))
+        await asyncio.sleep(max(0.0, stop - time.monotonic()))
+
+
+# ------------------------------------------------------------------------------------------ main
+
+
+def wait_up(port: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("the server did not come up")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--idle", type=int, default=0, help="tables whose players never act (timeouts)")
+    parser.add_argument("--unpaced", action="store_true")
+    parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--database", help="SQLite (default: a temporary file) or a PostgreSQL server URL")
+    parser.add_argument("--bare", action="store_true", help="the same load against a bare websocket relay")
+    parser.add_argument("--serve-relay", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--server-log", help="where the server's output goes (default: discarded)")
+    args = parser.parse_args()
+
+    if args.serve_relay:
+        import uvicorn
+
+        uvicorn.run(relay_app(), host="127.0.0.1", port=args.serve_relay, log_level="warning")
+        return 0
+
+    port = free_port()
+    log = open(args.server_log, "ab") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
+    with tempfile.TemporaryDirectory() as tmp:
+        drop = None
+        plan = None
+        if args.bare:
+            command = [sys.executable, str(Path(__file__).resolve()), "--serve-relay", str(port)]
+            env = dict(os.environ)
+        else:
+            from app.db.migrate import upgrade
+
+            url, drop = fresh_database(args.database, Path(tmp))
+            upgrade(url)
+            plan = asyncio.run(populate(url, args.tables, args.idle, args.duration))
+            command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning"]
+            env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET)
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
+        try:
+            started = time.monotonic()
+            wait_up(port, proc)
+            boot_s = time.monotonic() - started
+            result = asyncio.run(drive(args, port, proc.pid, plan))
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            if drop is not None and args.database:
+                asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
+    database = "bare" if args.bare else ("postgresql" if drop else "sqlite")
+    print(json.dumps({"server": database, "mode": "unpaced" if args.unpaced else "paced",
+                      "tables": args.tables, "idle": args.idle, "boot_s": round(boot_s, 1), **result}))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
