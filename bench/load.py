@@ -1,9 +1,9 @@
 """Load bench (issue 14 §4): real websockets against the real server, or against a bare relay (``--bare``).
 
-    .venv/bin/python bench/load.py --tables 100 --idle 20 --duration 30            # SQLite, paced
+    .venv/bin/python bench/load.py --tables 100 --idle 20 --duration 30   # SQLite, paced
     .venv/bin/python bench/load.py --tables 200 --unpaced --duration 30
     .venv/bin/python bench/load.py --tables 100 --database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres
-    .venv/bin/python bench/load.py --tables 100 --bare                               # the same load, bare relay
+    .venv/bin/python bench/load.py --tables 100 --bare             # the same load against a bare relay
 
 Starts the server (``python -m app serve``) on a fresh database (a temporary SQLite file, or a fresh
 ``preferans_bench_<hex>`` database on the PostgreSQL server of ``--database``, dropped afterwards), with
@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 import orjson  # noqa: E402
 import websockets  # noqa: E402
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect  # noqa: E402
 
 SECRET = "bench-" + secrets.token_hex(16)
 GRACE_MS = 500  # LagPolicy: min(per-action cap 500 ms, quota 2000 ms) for a seat that has not used it
@@ -118,7 +119,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
                         "password_hash": password,
                         "role": "operator" if i == 0 else "player",
                         "created_at": now,
-                    }  # fmt: skip
+                    }
                     for i in range(total_users)
                 ],
             )
@@ -138,7 +139,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
                             "closed": False,
                             "created_at": now,
                         }
-                    ],  # fmt: skip
+                    ],
                 )
             ).scalar_one()
             rows = []
@@ -160,7 +161,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
                         "status": "waiting",
                         "version": 0,
                         "created_at": now,
-                    }  # fmt: skip
+                    }
                 )
             ids = [
                 r[0]
@@ -174,8 +175,10 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
             for n, table_id in enumerate(ids):
                 users = [2 + 3 * n + s for s in range(3)]
                 taken = 3 if n < tables else 2
-                seats += [{"table_id": table_id, "seat": s, "user_id": users[s], "last_client_seq": 0}
-                          for s in range(taken)]  # fmt: skip
+                seats += [
+                    {"table_id": table_id, "seat": s, "user_id": users[s], "last_client_seq": 0}
+                    for s in range(taken)
+                ]
                 (plan.active if n < tables else plan.idle).append((table_id, users))
             await conn.execute(insert(TableSeat.__table__), seats)
     finally:
@@ -195,17 +198,26 @@ def token(user_id: int) -> str:
 def relay_app() -> Any:
     """A minimal websocket relay with the same shape of traffic: a snapshot on connect; per action an ack
     to the sender and one update (encoded once per seat) to each seat of the table."""
-    from fastapi import FastAPI, WebSocket, WebSocketDisconnect
-
     app = FastAPI()
     tables: dict[int, dict[str, Any]] = {}
     filler = {"hand": ["x" * 3] * 10, "trick": [], "bids": list(range(20))}  # a view's size, roughly
 
     def frame(table: dict[str, Any], seat: int, kind: str) -> str:
         legal = [{"type": "pass", "seat": seat}] if table["turn"] == seat else []
-        return orjson.dumps({"type": kind, "table": table["id"], "v": table["v"], "status": "playing",
-                             "events": [], "view": filler, "clock": {"running": table["turn"]},
-                             "legal": legal, "sheet": None, "actions": table["v"]}).decode()  # fmt: skip
+        return orjson.dumps(
+            {
+                "type": kind,
+                "table": table["id"],
+                "v": table["v"],
+                "status": "playing",
+                "events": [],
+                "view": filler,
+                "clock": {"running": table["turn"]},
+                "legal": legal,
+                "sheet": None,
+                "actions": table["v"],
+            }
+        ).decode()
 
     @app.websocket("/ws/tables/{table_id}")
     async def sock(ws: WebSocket, table_id: int) -> None:
@@ -281,6 +293,7 @@ class Load:
         self.stats = Stats()
         self.rng = random.Random(1)
         self.tasks: list[asyncio.Task[None]] = []
+        self.sending: set[asyncio.Future[None]] = set()
 
     async def connect(self, sock: Sock, user: int | None) -> None:
         url = f"{self.base}/ws/tables/{sock.table.id}?seat={sock.seat}"
@@ -307,7 +320,9 @@ class Load:
         sock.sent_at = now  # type: ignore[attr-defined]
         sock.legal = []
         frame = orjson.dumps({"type": "action", "seq": sock.seq, "action": action}).decode()
-        asyncio.ensure_future(sock.ws.send(frame))
+        task = asyncio.ensure_future(sock.ws.send(frame))
+        self.sending.add(task)
+        task.add_done_callback(self.sending.discard)
 
     async def read(self, sock: Sock) -> None:
         stats, table = self.stats, sock.table
@@ -426,8 +441,11 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
 
             async def sit(table_id: int, user: int) -> None:
                 await asyncio.sleep(random.random())
-                r = await http.post(f"/api/tables/{table_id}/sit", json={"seat": 2},
-                                    headers={"Authorization": f"Bearer {token(user)}"})  # fmt: skip
+                r = await http.post(
+                    f"/api/tables/{table_id}/sit",
+                    json={"seat": 2},
+                    headers={"Authorization": f"Bearer {token(user)}"},
+                )
                 if r.status_code != 200:
                     load.stats.errors[f"sit_{r.status_code}"] = (
                         load.stats.errors.get(f"sit_{r.status_code}", 0) + 1
@@ -557,8 +575,9 @@ def main() -> int:
             if drop is not None and args.database:
                 asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
     database = "bare" if args.bare else ("postgresql" if drop else "sqlite")
-    print(json.dumps({"server": database, "mode": "unpaced" if args.unpaced else "paced",
-                      "tables": args.tables, "idle": args.idle, "boot_s": round(boot_s, 1), **result}))  # fmt: skip
+    mode = "unpaced" if args.unpaced else "paced"
+    head = {"server": database, "mode": mode, "tables": args.tables, "idle": args.idle}
+    print(json.dumps({**head, "boot_s": round(boot_s, 1), **result}))
     return 0
 
 

@@ -1,0 +1,161 @@
+"""kill -9 under unpaced load (issue 14): with group commit, every acknowledged action is in the log,
+nothing is applied twice, every table resumes, and no seat is charged for the downtime (RULES §8.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from typing import Any
+
+from sqlalchemy import select
+
+from app.bots.client import Api, TableClient
+from app.db.engine import make_engine
+from app.db.models import ActionRecord, GameTable
+from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
+
+TABLES = 6
+DOWNTIME = 10.0  # longer than a restart takes here, so a charged downtime cannot hide in it
+
+
+async def _drive(client: TableClient, acked: list[int], seen: dict[str, Any], rng: random.Random) -> None:
+    """Act as soon as this seat may (unpaced); ``acked``: the seqs acknowledged; ``seen``: the newest
+    update of the table any seat saw, and when."""
+    pending: int | None = None
+    acted_on: int | None = None
+    while True:
+        message = await client.receive(timeout=60)
+        kind = message["type"]
+        if kind in ("snapshot", "update") and message["v"] >= seen.get("v", -1):
+            seen.update(v=message["v"], clock=message["clock"], at=time.monotonic())
+        if kind == "ack" and message["seq"] == pending:
+            acked.append(message["seq"])
+            pending = None
+        elif kind == "error" and (message.get("seq") == pending or message["code"] == "not_your_turn"):
+            pending, acted_on = None, None
+        last = client.last
+        if (
+            pending is None
+            and last
+            and last["legal"]
+            and last["status"] == "playing"
+            and acted_on != last["v"]
+        ):
+            acted_on = last["v"]
+            pending = await client.act(rng.choice(last["legal"]))
+
+
+def _left_ms(clock: dict[str, Any]) -> list[int]:
+    return [int(s["deal_ms"]) + int(s["reserve_ms"]) for s in clock["seats"]]
+
+
+async def _connect(players: list[Api], tables: list[int]) -> list[list[TableClient]]:
+    clients = []
+    for table in tables:
+        row = [TableClient(players[seat].ws_url(table)) for seat in range(3)]
+        for client in row:
+            await client.connect()
+        clients.append(row)
+    return clients
+
+
+async def _run(clients: list[list[TableClient]], seconds: float, acked: dict[tuple[int, int], list[int]],
+               seen: list[dict[str, Any]], stop: Any = None) -> None:  # fmt: skip
+    rng = random.Random(5)
+    tasks = [
+        asyncio.create_task(
+            _drive(client, acked.setdefault((t, s), []), seen[t], random.Random(rng.random()))
+        )
+        for t, row in enumerate(clients)
+        for s, client in enumerate(row)
+    ]
+    await asyncio.sleep(seconds)
+    if stop is not None:
+        stop()
+    for row in clients:
+        for client in row:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(client.close(), 5)
+    for task in tasks:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+
+
+async def test_kill_9_under_unpaced_load(server: ServerProcess) -> None:
+    operator = await login(server, OPERATOR)
+    players = [await new_player(server) for _ in range(3)]
+    user_ids = [(await api.call("GET", "/api/auth/me"))["id"] for api in players]
+    engine = make_engine(server.database_url)
+    try:
+        room = await operator.create_room("load", {"pool_size": 200, "deal_time": 60, "reserve_time": 120})
+        tables = [(await operator.open_table(room["id"], 3))["id"] for _ in range(TABLES)]
+        for table in tables:
+            for seat in range(3):
+                await players[seat].sit(table, seat)
+        clients = await _connect(players, tables)
+        acked: dict[tuple[int, int], list[int]] = {}
+        seen: list[dict[str, Any]] = [{} for _ in tables]
+        killed: list[float] = []
+
+        def kill() -> None:
+            server.kill()
+            killed.append(time.monotonic())
+
+        await _run(clients, 4.0, acked, seen, stop=kill)
+        killed_at = killed[0]
+        assert sum(len(v) for v in acked.values()) > TABLES * 5, "the load did not run"
+        await asyncio.sleep(DOWNTIME)
+        restarted_at = time.monotonic()
+        server.start()
+
+        # Every acknowledged action is in the log, once; the log has no gap.
+        async with engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(
+                        ActionRecord.table_id, ActionRecord.seq, ActionRecord.user_id, ActionRecord.client_seq
+                    )
+                )
+            ).all()
+            versions = dict((await conn.execute(select(GameTable.id, GameTable.version))).all())
+        for index, table in enumerate(tables):
+            log = sorted((seq, user, client_seq) for t, seq, user, client_seq in rows if t == table)
+            assert [seq for seq, _, _ in log] == list(range(1, len(log) + 1))
+            by_player = [(user, client_seq) for _, user, client_seq in log if client_seq is not None]
+            assert len(by_player) == len(set(by_player)), "an action was applied twice"
+            for seat in range(3):
+                stored = {q for u, q in by_player if u == user_ids[seat]}
+                missing = [q for q in acked.get((index, seat), []) if q not in stored]
+                assert not missing, (table, seat, missing)
+            assert versions[table] >= seen[index]["v"]
+
+        # Every table resumes where the log ends, and no seat paid for the downtime.
+        clients = await _connect(players, tables)
+        for index, row in enumerate(clients):
+            snapshot = await row[0].receive(timeout=30)
+            got_at = time.monotonic()
+            assert snapshot["type"] == "snapshot" and snapshot["status"] == "playing"
+            assert snapshot["v"] == versions[tables[index]]
+            before, after = _left_ms(seen[index]["clock"]), _left_ms(snapshot["clock"])
+            lost_ms = sum(b - a for b, a in zip(before, after, strict=True))
+            # At most one seat's clock runs at a time: the table can have lost only the time it was up.
+            up_ms = (killed_at - seen[index]["at"] + got_at - restarted_at) * 1000
+            assert lost_ms <= up_ms + 300, (tables[index], lost_ms, up_ms)
+        for row in clients:
+            for client in row:
+                await client.close()
+
+        # And the game goes on at every table.
+        clients = await _connect(players, tables)
+        after_restart: dict[tuple[int, int], list[int]] = {}
+        seen_again: list[dict[str, Any]] = [{} for _ in tables]
+        await _run(clients, 3.0, after_restart, seen_again)
+        for index in range(TABLES):
+            assert seen_again[index]["v"] > versions[tables[index]], f"table {tables[index]} did not resume"
+    finally:
+        await engine.dispose()
+        for api in [operator, *players]:
+            await api.close()
