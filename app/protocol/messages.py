@@ -23,6 +23,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "not_seated": "only a seated player may act (spectators only watch)",
     "not_your_seat": "the action names another seat than the connection's",
     "stale_seq": "the sequence number is not above the last applied one",
+    "seq_reused": "the last applied sequence number was sent again with another action",
     "malformed_action": "the action could not be parsed",
     "not_your_turn": "the table waits for another seat",
     "illegal_action": "the rules forbid this action now",

@@ -74,6 +74,14 @@ def _shuffle() -> Shuffle:
     return shuffle_action(_SYSTEM_RANDOM)
 
 
+def _normalised(data: dict[str, Any], seat: int) -> dict[str, Any] | None:
+    """A client's action as the server stores it (None: not an action at all)."""
+    try:
+        return action_from_json({"seat": seat, **data}).to_json()
+    except (EngineError, ValueError, KeyError, TypeError):
+        return None
+
+
 class TableActor:
     def __init__(
         self,
@@ -96,6 +104,9 @@ class TableActor:
         self.seat_users: list[int | None] = [None] * seats
         self.seat_names: list[str | None] = [None] * seats
         self.last_seq: list[int] = [0] * seats
+        # The action applied under each seat's last seq (None: not known, e.g. refused as too late), so a
+        # second socket of the seat reusing that seq for another action is refused, not acknowledged.
+        self.last_action: list[dict[str, Any] | None] = [None] * seats
         self.game: Game | None = None
         self.next_action_seq = 1
         self.connections: set[Connection] = set()
@@ -248,6 +259,7 @@ class TableActor:
         self.seat_users[seat] = sit.user_id
         self.seat_names[seat] = sit.name
         self.last_seq[seat] = 0
+        self.last_action[seat] = None
         for conn in self.connections:
             if conn.user_id == sit.user_id:
                 conn.seat = seat
@@ -291,6 +303,9 @@ class TableActor:
         if seat is None:
             return reject("not_seated", "spectators cannot act")
         if seq == self.last_seq[seat]:
+            applied = self.last_action[seat]
+            if applied is not None and _normalised(data, seat) != applied:
+                return reject("seq_reused", f"seq {seq} was applied to another action; use a new seq")
             # A retry of the command already applied: acknowledged again, applied once.
             return conn.send(AckMessage(seq=seq, v=self.version, duplicate=True))
         if seq < self.last_seq[seat]:
@@ -313,8 +328,10 @@ class TableActor:
             reject("server_error", "the action could not be stored; nothing changed")
             raise
         if result.too_late:
+            self.last_action[seat] = None
             reject("not_your_turn", "too late: your time ran out before the action arrived")
         else:
+            self.last_action[seat] = action.to_json()
             conn.send(AckMessage(seq=seq, v=self.version))
 
     async def _on_award(self, award: Award) -> None:

@@ -54,17 +54,14 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
                 .where(TableSeat.table_id == table_id)
             )
         ).all()
-        actions = (
-            (
-                await session.execute(
-                    select(ActionRecord.action)
-                    .where(ActionRecord.table_id == table_id)
-                    .order_by(ActionRecord.seq)
-                )
+        log_rows = (
+            await session.execute(
+                select(ActionRecord.action, ActionRecord.user_id, ActionRecord.client_seq)
+                .where(ActionRecord.table_id == table_id)
+                .order_by(ActionRecord.seq)
             )
-            .scalars()
-            .all()
-        )
+        ).all()
+        actions = [action for action, _, _ in log_rows]
         pending = (
             (
                 await session.execute(
@@ -92,6 +89,9 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
         actor.seat_users[seat_row.seat] = seat_row.user_id
         actor.seat_names[seat_row.seat] = name
         actor.last_seq[seat_row.seat] = seat_row.last_client_seq
+    applied = {(user, seq): action for action, user, seq in log_rows if seq is not None}
+    for seat, user in enumerate(actor.seat_users):
+        actor.last_action[seat] = applied.get((user, actor.last_seq[seat]))
     actor.next_action_seq = len(actions) + 1
     if row.status != "waiting":
         state = replay([action_from_json(a) for a in actions], row.seats, conventions, row.first_dealer)

@@ -199,3 +199,35 @@ async def test_the_heartbeat_bounds_what_a_crash_charges(ctx: ServerContext) -> 
             await conn.execute(select(GameTable.clock).where(GameTable.id == actor.table_id))
         ).scalar_one()
     assert stored["wall"]["boot"] == ctx.writer.boot.id
+
+
+async def test_a_seq_reused_for_another_action_is_refused(ctx: ServerContext) -> None:
+    """Two sockets of one seat sending the same seq with different actions: the second is refused
+    (``seq_reused``), also after the table is reloaded from the log; the same action is a duplicate."""
+    tables = await _started_tables(ctx)
+    table_id, conns = tables[0]
+    snapshots = [await conn.next("snapshot") for conn in conns]
+    (seat,) = [s for s, snap in enumerate(snapshots) if snap["legal"]]
+    legal = snapshots[seat]["legal"]
+    assert len(legal) >= 2
+    actor = ctx.tables[table_id]
+    actor.submit(Act(conns[seat], 1, legal[0]))  # type: ignore[arg-type]
+    assert (await conns[seat].next("ack"))["duplicate"] is False
+    version = actor.version
+
+    for reloaded in (False, True):
+        if reloaded:
+            del ctx.tables[table_id]
+            await actor.stop()
+            loaded = await get_actor(ctx, table_id)
+            assert loaded is not None and loaded is not actor
+            actor = loaded
+        twin = FakeConnection(conns[seat].user_id)
+        actor.submit(Connect(twin))  # type: ignore[arg-type]
+        await twin.next("snapshot")
+        actor.submit(Act(twin, 1, legal[1]))  # type: ignore[arg-type]
+        refused = await twin.next("error")
+        assert (refused["code"], refused["seq"]) == ("seq_reused", 1)
+        actor.submit(Act(twin, 1, {k: v for k, v in legal[0].items() if k != "seat"}))  # type: ignore[arg-type]
+        again = await twin.next("ack")
+        assert again["duplicate"] is True and again["v"] == version == actor.version
