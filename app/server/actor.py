@@ -5,9 +5,12 @@ award) goes through the actor's queue and is handled to the end before the next 
 one writer. The rules live in the pure `app.table.step`; the actor only does I/O around it: it runs the
 step (off the event loop when the solver robot must play), hands what the step says to the group-commit
 writer (`app.server.persistence`) and waits for its batch to commit, and only then adopts the new game,
-acknowledges and publishes (`app.server.publishing`). A failed commit changes nothing in memory and every
-waiting caller gets a reply. No per-table clock checkpoints: each step stores its turn's start on the wall
-clock and the process's heartbeat bounds what a crash charges.
+acknowledges and publishes (`app.server.publishing`). A failed commit changes nothing of the game in
+memory and every waiting caller gets a reply; the table's clocks freeze on the first failed commit (no
+clock runs while the table cannot store) and thaw with the next successful one, retried on a timer when
+no player acts (a server move that failed — a shuffle, a timeout — is made again). No per-table clock
+checkpoints: each step stores its turn's start on the wall clock, and the process's heartbeat bounds
+what a crash charges.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
@@ -32,6 +36,7 @@ from app.server.commands import (
     Expire,
     Leave,
     Resync,
+    Retry,
     SeatError,
     Sit,
     Stop,
@@ -113,6 +118,8 @@ class TableActor:
         self.queue: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._failures = 0  # failed commits in a row; > 0: the clocks are frozen
+        self._retry: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
     @property
@@ -125,8 +132,9 @@ class TableActor:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
 
     async def stop(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        for handle in (self._timer, self._retry):
+            if handle is not None:
+                handle.cancel()
         task = self._task
         if task is not None and task is not asyncio.current_task():
             task.cancel()
@@ -193,6 +201,10 @@ class TableActor:
             case Expire(version):
                 if version == self.version:  # else stale: the table moved on since the timer was armed
                     await self._run_step(ClockExpiry())
+            case Retry():
+                self._retry = None
+                if self._failures:
+                    await self._retry_store()
             case Stop(reason, reply):
                 await self._run_step(StopGame(reason))
                 if not reply.done():
@@ -394,10 +406,11 @@ class TableActor:
         adjudication: tuple[int, Award] | None = None,
     ) -> Step:
         """Compute the step, store it, then adopt and publish it (TableRefused: nothing happened)."""
-        game = self.game
-        if game is None:
+        stored_game = self.game
+        if stored_game is None:
             raise TableRefused("not_started", "the game has not started")
         now = mono_ms()
+        game = self._thawed(stored_game, now)
         result = await self._compute(lambda moves: step(game, command, now_ms=now, moves=moves))
         if not result.changed:
             return result
@@ -438,12 +451,50 @@ class TableActor:
 
     # ---- persistence -----------------------------------------------------------------------------------
 
-    async def _commit(self, write: StepWrite) -> None:
+    async def _commit(self, write: StepWrite, *, bump: bool = True) -> None:
         """Store one step with the table's next version (its batch committed); nothing is published before
         this returns."""
-        version = self.version + 1
-        await self.ctx.writer.commit(self.table_id, version, write)
-        self.version = version
+        version = self.version + 1 if bump else None
+        try:
+            await self.ctx.writer.commit(self.table_id, version, write)
+        except Exception:
+            self._store_failed()
+            raise
+        if version is not None:
+            self.version = version
+        self._failures = 0
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+
+    def _thawed(self, game: Game, now: int) -> Game:
+        """The game to step from: after a failed commit its clocks were frozen; they run again from now."""
+        if self._failures and game.clock.frozen:
+            return replace(game, clock=game.clock.thaw(now))
+        return game
+
+    def _store_failed(self) -> None:
+        """No clock runs while the table cannot store (its seats are not charged for the outage), and the
+        change is tried again on a timer, backing off, in case no player acts meanwhile."""
+        self._failures += 1
+        game = self.game
+        if game is not None and not game.is_over and not game.clock.frozen:
+            self.game = replace(game, clock=game.clock.freeze(mono_ms()))
+        if self._retry is None:
+            delay = min(5.0, 0.25 * 2 ** min(self._failures, 5))
+            self._retry = asyncio.get_running_loop().call_later(delay, self.submit, Retry())
+
+    async def _retry_store(self) -> None:
+        """Make the server's moves the table owes, or, owing none, store its thawed clocks."""
+        game = self.game
+        if game is None or game.is_over:
+            self._failures = 0
+            return
+        result = await self._run_step(Resume())
+        if not result.changed:
+            thawed = self._thawed(game, mono_ms())
+            await self._commit(StepWrite(table={"clock": self._clock_record(thawed)}), bump=False)
+            self.game = thawed
 
     # ---- publishing ------------------------------------------------------------------------------------
 

@@ -75,6 +75,11 @@ class Expire:
 
 
 @dataclass(slots=True)
+class Retry:
+    """The table could not store its last change: try again (its clocks are frozen until it can)."""
+
+
+@dataclass(slots=True)
 class Stop:
     reason: str
     reply: asyncio.Future[None]
@@ -91,7 +96,7 @@ class Award:
     reply: asyncio.Future[dict[str, Any]]
 
 
-Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Stop | Award
+Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award
 Replying = Sit | Leave | Stop | Award
 
 

@@ -167,21 +167,49 @@ async def test_a_failed_batch_acknowledges_nothing_and_changes_no_table(ctx: Ser
     assert [(e["code"], e["seq"]) for e in errors] == [("server_error", 1)] * TABLES
     for actor, conn, _, version, game in moves:
         assert not [f for f in conn.frames if f["type"] in ("ack", "update")]
-        assert actor.version == version and actor.game is game and actor.last_seq == [0, 0, 0]
+        assert actor.version == version and actor.last_seq == [0, 0, 0]
+        # The game is as before; its clocks are frozen while the table cannot store.
+        assert actor.game.state is game.state and actor.game.sheet is game.sheet
+        assert actor.game.clock.frozen and not game.clock.frozen
     assert ctx.writer.batches == batches  # nothing committed meanwhile
 
     async with ctx.engine.begin() as conn:
         await conn.execute(text("ALTER TABLE actions_away RENAME TO actions"))
     assert await _count_actions(ctx) == stored
-    # The same commands sent again are applied now, once, all in one batch.
+    # The same commands sent again are applied now, once, all in one batch; the clocks run again.
     for actor, conn, action, _, _ in moves:
         actor.submit(Act(conn, 1, action))  # type: ignore[arg-type]
     acks = [await conn.next("ack") for _, conn, _, _, _ in moves]
     assert [(a["seq"], a["duplicate"]) for a in acks] == [(1, False)] * TABLES
     for (actor, _, _, version, _), ack in zip(moves, acks, strict=True):
         assert ack["v"] == version + 1 == actor.version
-    assert ctx.writer.batches == batches + 1
+        assert not actor.game.clock.frozen and actor.game.clock.running is not None
     assert await _count_actions(ctx) == stored + TABLES
+
+
+async def test_a_table_that_could_not_store_retries_and_thaws_on_its_own(ctx: ServerContext) -> None:
+    """After a failed commit the table retries on a timer, without any player acting: once the database
+    is back its clocks run again and are stored."""
+    tables = await _started_tables(ctx)
+    table_id, conns = tables[0]
+    snapshots = [await conn.next("snapshot") for conn in conns]
+    (seat,) = [s for s, snap in enumerate(snapshots) if snap["legal"]]
+    actor = ctx.tables[table_id]
+    async with ctx.engine.begin() as conn:
+        await conn.execute(text("ALTER TABLE actions RENAME TO actions_away"))
+    actor.submit(Act(conns[seat], 1, snapshots[seat]["legal"][0]))  # type: ignore[arg-type]
+    assert (await conns[seat].next("error"))["code"] == "server_error"
+    assert actor.game is not None and actor.game.clock.frozen and actor._retry is not None
+    async with ctx.engine.begin() as conn:
+        await conn.execute(text("ALTER TABLE actions_away RENAME TO actions"))
+    async with asyncio.timeout(30):
+        while actor._failures:
+            await asyncio.sleep(0.05)
+    assert not actor.game.clock.frozen and actor.game.clock.running == seat
+    async with ctx.engine.connect() as conn:
+        query = select(GameTable.clock).where(GameTable.id == table_id)
+        stored = (await conn.execute(query)).scalar_one()
+    assert not stored["frozen"] and stored["running"] == seat and stored["wall"]["boot"] == ctx.writer.boot.id
 
 
 async def test_the_heartbeat_bounds_what_a_crash_charges(ctx: ServerContext) -> None:
