@@ -28,6 +28,7 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         ws_max_size=settings.transport_max_bytes,
+        ws_per_message_deflate=settings.ws_deflate,
         timeout_keep_alive=30,
         log_level=args.log_level,
         # Off by default: websocket URLs carry the token in their query string.

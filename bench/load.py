@@ -541,7 +541,14 @@ def main() -> int:
     if args.serve_relay:
         import uvicorn
 
-        uvicorn.run(relay_app(), host="127.0.0.1", port=args.serve_relay, log_level="warning")
+        # Deflate off, as the server has it by default (PREFERANS_WS_DEFLATE).
+        uvicorn.run(
+            relay_app(),
+            host="127.0.0.1",
+            port=args.serve_relay,
+            log_level="warning",
+            ws_per_message_deflate=False,
+        )
         return 0
 
     port = free_port()

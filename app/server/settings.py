@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     # Group commit: how long the writer waits for other tables' steps to join a batch, and its size cap.
     commit_window_ms: float = Field(2.0, ge=0)
     commit_max_batch: int = Field(512, ge=1)
+    # permessage-deflate compresses every frame again for every connection (its context is per
+    # connection): off, an update encoded once costs no more per viewer than a socket write.
+    ws_deflate: bool = False
 
 
 @lru_cache(maxsize=1)
