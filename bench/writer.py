@@ -1,0 +1,79 @@
+"""The group-commit writer alone (issue 14 §1): ``.venv/bin/python bench/writer.py [DATABASE_URL]``.
+
+200 tables each store 30 steps (one action row with its clocks, the seat's client seq, the table's version
+and clock — what a player's action writes) through one `GroupWriter`, as fast as it commits them; prints
+writes/s, batches and ms per batch. Default: a temporary SQLite file (WAL, synchronous=FULL).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlalchemy import insert
+
+from app.db.engine import make_writer_engine
+from app.db.migrate import upgrade
+from app.db.models import GameTable, Room, TableSeat, User
+from app.server.persistence import GroupWriter, StepWrite
+
+TABLES, STEPS = 200, 30
+CLOCK = {
+    "version": 1, "deal_ms": 600000, "reserve_ms": 600000, "misere_bonus_ms": 300000,
+    "lag": {"cap": 500, "initial": 2000, "gain": 100, "max": 2000}, "seats": [[600000, 600000, 2000]] * 3,
+    "running": 1, "since": 123456, "frozen": False, "resume": None, "flagged": [],
+    "misere_bonus_given": False, "wall": {"boot": "bench", "since_ms": 1},
+}  # fmt: skip
+
+
+async def main(url: str) -> dict[str, float]:
+    engine = make_writer_engine(url)
+    async with engine.begin() as conn:
+        user = {"id": 1, "name": "w", "password_hash": "-", "role": "player", "created_at": 0.0}
+        await conn.execute(insert(User.__table__), [user])
+        room = {"id": 1, "name": "w", "operator_id": 1, "preset": "p", "overrides": {}, "conventions": {},
+                "created_at": 0.0}  # fmt: skip
+        await conn.execute(insert(Room.__table__), [room])
+        await conn.execute(insert(GameTable.__table__), [
+            {"id": t, "room_id": 1, "seats": 3, "conventions": {}, "status": "playing", "created_at": 0.0}
+            for t in range(1, TABLES + 1)
+        ])  # fmt: skip
+        await conn.execute(insert(TableSeat.__table__), [
+            {"table_id": t, "seat": s, "user_id": 1} for t in range(1, TABLES + 1) for s in range(3)
+        ])  # fmt: skip
+    writer = GroupWriter(engine)
+    await writer.start()
+
+    async def table(table_id: int) -> None:
+        for i in range(STEPS):
+            action = {"table_id": table_id, "seq": i + 1, "action": {"type": "pass", "seat": 1}, "user_id": 1,
+                      "client_seq": i + 1, "by_server": False, "at": time.time(), "clock": CLOCK}  # fmt: skip
+            write = StepWrite(actions=[action], table={"clock": CLOCK}, seat_seq=(1, i + 1))
+            await writer.commit(table_id, i + 1, write)
+
+    started, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(table(t) for t in range(1, TABLES + 1)))
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    result = {
+        "writes": writer.committed,
+        "batches": writer.batches,
+        "writes_per_s": round(writer.committed / wall),
+        "ms_per_batch": round(1000 * wall / writer.batches, 1),
+        "cpu_ms_per_write": round(1000 * cpu / writer.committed, 3),
+    }
+    await writer.close()
+    await engine.dispose()
+    return result
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as tmp:
+        url = sys.argv[1] if len(sys.argv) > 1 else f"sqlite+aiosqlite:///{tmp}/writer.db"
+        upgrade(url)
+        print(json.dumps({"database": url.split(":", 1)[0], **asyncio.run(main(url))}))
