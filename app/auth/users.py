@@ -8,7 +8,7 @@ import time
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.auth.passwords import MAX_PASSWORD, MIN_PASSWORD, hash_password, verify_password
+from app.auth.passwords import MAX_PASSWORD, MIN_PASSWORD, hash_password
 from app.auth.roles import Role
 from app.db.models import User
 
@@ -29,13 +29,20 @@ def check_credentials(name: str, password: str) -> None:
         raise AccountError("name", "2-32 characters of letters, digits, '_', '.', '-'")
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError("password", f"length must be {MIN_PASSWORD}..{MAX_PASSWORD}")
+    if password.casefold() == name.casefold():
+        raise AccountError("password", "must differ from the name")
 
 
-async def create_user(session: AsyncSession, name: str, password: str, role: Role) -> User:
+async def create_user(
+    session: AsyncSession, name: str, password: str, role: Role, *, password_hash: str | None = None
+) -> User:
+    """``password_hash``: already computed off the event loop (the server's pool); else hashed here."""
     check_credentials(name, password)
     if await user_by_name(session, name) is not None:
         raise AccountError("name", "already taken")
-    user = User(name=name, password_hash=hash_password(password), role=role.value, created_at=time.time())
+    if password_hash is None:
+        password_hash = hash_password(password)
+    user = User(name=name, password_hash=password_hash, role=role.value, created_at=time.time())
     session.add(user)
     await session.flush()
     return user
@@ -43,10 +50,3 @@ async def create_user(session: AsyncSession, name: str, password: str, role: Rol
 
 async def user_by_name(session: AsyncSession, name: str) -> User | None:
     return (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
-
-
-async def authenticate(session: AsyncSession, name: str, password: str) -> User | None:
-    user = await user_by_name(session, name)
-    if user is None or not verify_password(user.password_hash, password):
-        return None
-    return user

@@ -12,6 +12,8 @@ from typing import Any
 import httpx
 import websockets
 
+RETRIES_WHEN_BUSY = 6
+
 
 class ApiError(Exception):
     def __init__(self, status: int, body: Any) -> None:
@@ -33,11 +35,16 @@ class Api:
 
     async def call(self, method: str, path: str, body: Any = None) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        try:
-            response = await self.http.request(method, path, json=body, headers=headers)
-        except (httpx.ReadError, httpx.RemoteProtocolError):
-            # A pooled keep-alive connection the server had just closed: once more on a fresh one.
-            response = await self.http.request(method, path, json=body, headers=headers)
+        for _ in range(RETRIES_WHEN_BUSY):
+            try:
+                response = await self.http.request(method, path, json=body, headers=headers)
+            except (httpx.ReadError, httpx.RemoteProtocolError):
+                # A pooled keep-alive connection the server had just closed: once more on a fresh one.
+                response = await self.http.request(method, path, json=body, headers=headers)
+            if response.status_code not in (429, 503) or "retry-after" not in response.headers:
+                break
+            # Rate-limited (login, register) or the password pool is full: wait as told, then again.
+            await asyncio.sleep(min(30.0, float(response.headers["retry-after"])))
         data = response.json() if response.content else None
         if response.status_code >= 400:
             raise ApiError(response.status_code, data)

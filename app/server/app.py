@@ -11,10 +11,12 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.auth.passwords import PasswordPool
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.models import ServerState
 from app.server.context import ServerContext
 from app.server.errors import install_error_handlers
+from app.server.ratelimit import KeyedLimiter
 from app.server.registry import recover_all, shutdown_all
 from app.server.routes import auth, history, lobby
 from app.server.settings import Settings, get_settings
@@ -47,6 +49,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             sessions=sessions,
             token_secret=await token_secret(sessions, settings.token_secret),
             solver_executor=executor,
+            passwords=PasswordPool(settings.hash_workers, settings.hash_backlog),
+            auth_by_address=KeyedLimiter(settings.auth_address_per_minute / 60, settings.auth_address_burst),
+            auth_by_name=KeyedLimiter(settings.auth_name_per_minute / 60, settings.auth_name_burst),
         )
         app.state.ctx = ctx
         await recover_all(ctx)
@@ -55,6 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await shutdown_all(ctx)
             executor.shutdown(wait=False, cancel_futures=True)
+            ctx.passwords.shutdown()
             await engine.dispose()
 
     app = FastAPI(title="Preferans table server", lifespan=lifespan)

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from app.auth.passwords import PasswordPool
+from app.server.ratelimit import KeyedLimiter
 from app.server.settings import Settings
 
 if TYPE_CHECKING:
@@ -21,4 +23,7 @@ class ServerContext:
     sessions: async_sessionmaker[AsyncSession]
     token_secret: str
     solver_executor: Executor
+    passwords: PasswordPool
+    auth_by_address: KeyedLimiter
+    auth_by_name: KeyedLimiter
     tables: dict[int, TableActor] = field(default_factory=dict)

@@ -18,12 +18,20 @@ SEAT_ERROR_STATUS = {
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        field: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.field = field
+        self.headers = headers
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -32,8 +40,8 @@ def install_error_handlers(app: FastAPI) -> None:
         body: dict[str, str] = {"error": exc.code, "message": exc.message}
         if exc.field is not None:
             body["field"] = exc.field
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse(body, status_code=exc.status, headers=headers)
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
+        return JSONResponse(body, status_code=exc.status, headers={**headers, **(exc.headers or {})})
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

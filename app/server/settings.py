@@ -35,6 +35,14 @@ class Settings(BaseSettings):
     # A connection that keeps flooding past the limit this many times in a row is closed.
     rate_strikes_to_close: int = Field(200, ge=1)
     send_queue_frames: int = Field(256, ge=8)
+    # Password hashing (argon2id, 64 MiB each) runs on this many threads, with at most this many waiting.
+    hash_workers: int = Field(2, ge=1, le=32)
+    hash_backlog: int = Field(16, ge=0)
+    # Login and register attempts (each costs a hash): per client address and, for login, per name.
+    auth_address_per_minute: float = Field(60.0, gt=0)
+    auth_address_burst: float = Field(20.0, ge=1)
+    auth_name_per_minute: float = Field(10.0, gt=0)
+    auth_name_burst: float = Field(5.0, ge=1)
     solver_budget: float = Field(5.0, gt=0)
     # How often a running clock is persisted, bounding what a crash can give back to the player on move.
     clock_checkpoint_interval: float = Field(1.0, gt=0)

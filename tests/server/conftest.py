@@ -170,8 +170,10 @@ async def _add_users(database_url: str) -> None:
         await engine.dispose()
 
 
-def _server(database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
-    server = ServerProcess(database_url, log_path=tmp_path / "server.log")
+def _server(
+    database_url: str, tmp_path: Path, extra_env: dict[str, str] | None = None
+) -> Iterator[ServerProcess]:
+    server = ServerProcess(database_url, log_path=tmp_path / "server.log", extra_env=extra_env or {})
     # In-process for speed; `python -m app users add` itself is tested in test_accounts.py.
     upgrade(database_url)
     asyncio.run(_add_users(database_url))

@@ -222,11 +222,11 @@ async def test_rest_refuses_unauthenticated_wrong_role_and_invalid_input(server:
         )
         assert status == 401
         status, body = await _status(
-            anonymous, "POST", "/api/auth/register", {"name": OPERATOR, "password": "xxxx"}
+            anonymous, "POST", "/api/auth/register", {"name": OPERATOR, "password": "xxxxxxxx"}
         )
         assert status == 409 and body["field"] == "name"
         status, body = await _status(
-            anonymous, "POST", "/api/auth/register", {"name": "a b", "password": "xxxx"}
+            anonymous, "POST", "/api/auth/register", {"name": "a b", "password": "xxxxxxxx"}
         )
         assert status == 422 and body["field"] == "name"
     finally:
