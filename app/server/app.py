@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.auth.passwords import PasswordPool
@@ -16,6 +15,7 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.db.models import ServerState
 from app.server.context import ServerContext
 from app.server.errors import install_error_handlers
+from app.server.middleware import BodyLimit
 from app.server.ratelimit import KeyedLimiter
 from app.server.registry import recover_all, shutdown_all
 from app.server.routes import auth, history, lobby
@@ -66,19 +66,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Preferans table server", lifespan=lifespan)
     install_error_handlers(app)
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        # Lobby requests are small; a huge body is refused before anything parses it.
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > settings.max_request_bytes):
-            return JSONResponse(
-                {
-                    "error": "too_large",
-                    "message": f"request bodies are limited to {settings.max_request_bytes}",
-                },
-                status_code=413,
-            )
-        return await call_next(request)
+    # Lobby requests are small; a larger body is refused before anything parses or buffers it.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes, timeout=settings.body_timeout)
 
     app.include_router(auth.router)
     app.include_router(lobby.router)

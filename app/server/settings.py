@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     max_frame_bytes: int = Field(8192, ge=256)
     transport_max_bytes: int = Field(65536, ge=1024)
     max_request_bytes: int = Field(65536, ge=1024)
+    # A request body that takes longer than this to arrive is refused (408).
+    body_timeout: float = Field(10.0, gt=0)
     # Token bucket per websocket connection.
     rate_per_second: float = Field(50.0, gt=0)
     rate_burst: float = Field(100.0, gt=0)
