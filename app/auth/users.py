@@ -50,3 +50,21 @@ async def create_user(
 
 async def user_by_name(session: AsyncSession, name: str) -> User | None:
     return (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
+
+
+async def revoke_tokens(session: AsyncSession, user: User) -> None:
+    """Every token issued so far stops working (its generation is no longer the user's)."""
+    user.token_generation += 1
+    await session.flush()
+
+
+async def set_disabled(session: AsyncSession, name: str, disabled: bool) -> User:
+    """Disable (or enable again) an account; disabling also revokes its tokens."""
+    user = await user_by_name(session, name)
+    if user is None:
+        raise AccountError("name", "no such user")
+    user.disabled = disabled
+    if disabled:
+        await revoke_tokens(session, user)
+    await session.flush()
+    return user

@@ -76,16 +76,26 @@ class Api:
         seat_taken: int = data["seat"]
         return seat_taken
 
-    def ws_url(self, table_id: int) -> str:
+    def ws_base(self, table_id: int) -> str:
         base = "ws" + self.server[len("http") :] if self.server.startswith("http") else self.server
-        return f"{base}/ws/tables/{table_id}?token={self.token}"
+        return f"{base}/ws/tables/{table_id}"
+
+    async def ws_url(self, table_id: int) -> str:
+        """The table's websocket URL with a fresh single-use ticket (the token never goes in a URL)."""
+        ticket = (await self.call("POST", "/api/auth/ws-ticket"))["ticket"]
+        return f"{self.ws_base(table_id)}?ticket={ticket}"
+
+    def table(self, table_id: int, *, record: bool = False) -> TableClient:
+        return TableClient(self, table_id, record=record)
 
 
 @dataclass
 class TableClient:
-    """One websocket to one table: tracks the version, resyncs on a gap, sends numbered actions."""
+    """One websocket to one table: tracks the version, resyncs on a gap, sends numbered actions.
+    Each `connect` (a reconnect too) gets a fresh ticket through ``api``."""
 
-    url: str
+    api: Api
+    table_id: int
     record: bool = False
     frames: list[dict[str, Any]] = field(default_factory=list)
     seq: int = 0
@@ -95,7 +105,8 @@ class TableClient:
     ws: Any = None
 
     async def connect(self) -> None:
-        self.ws = await websockets.connect(self.url, max_size=2**22, open_timeout=30)
+        url = await self.api.ws_url(self.table_id)
+        self.ws = await websockets.connect(url, max_size=2**22, open_timeout=30)
 
     async def close(self) -> None:
         if self.ws is not None:

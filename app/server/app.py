@@ -2,37 +2,26 @@
 
 from __future__ import annotations
 
-import secrets
+import asyncio
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.auth.passwords import PasswordPool
+from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker
-from app.db.models import ServerState
 from app.server.context import ServerContext
 from app.server.errors import install_error_handlers
+from app.server.logs import redact_credentials_in_server_logs
 from app.server.middleware import BodyLimit
 from app.server.ratelimit import KeyedLimiter
 from app.server.registry import recover_all, shutdown_all
-from app.server.routes import auth, history, lobby
+from app.server.routes import auth, history, lobby, users
+from app.server.sessions import TicketBook, watch_sessions
 from app.server.settings import Settings, get_settings
 from app.server.ws import router as ws_router
-
-
-async def token_secret(sessions: async_sessionmaker[AsyncSession], configured: str) -> str:
-    """The configured secret, else one generated once and kept in the database (tokens survive restarts)."""
-    if configured:
-        return configured
-    async with sessions() as session, session.begin():
-        row = await session.get(ServerState, "token_secret")
-        if row is None:
-            row = ServerState(key="token_secret", value=secrets.token_hex(32))
-            session.add(row)
-        return row.value
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -47,22 +36,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings=settings,
             engine=engine,
             sessions=sessions,
-            token_secret=await token_secret(sessions, settings.token_secret),
+            token_secret=load_token_secret(settings.token_secret, settings.token_secret_file),
             solver_executor=executor,
             passwords=PasswordPool(settings.hash_workers, settings.hash_backlog),
             auth_by_address=KeyedLimiter(settings.auth_address_per_minute / 60, settings.auth_address_burst),
             auth_by_name=KeyedLimiter(settings.auth_name_per_minute / 60, settings.auth_name_burst),
+            tickets=TicketBook(settings.ticket_ttl),
         )
         app.state.ctx = ctx
         await recover_all(ctx)
+        watcher = asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval))
         try:
             yield
         finally:
+            watcher.cancel()
             await shutdown_all(ctx)
             executor.shutdown(wait=False, cancel_futures=True)
             ctx.passwords.shutdown()
             await engine.dispose()
 
+    redact_credentials_in_server_logs()
     app = FastAPI(title="Preferans table server", lifespan=lifespan)
     install_error_handlers(app)
 
@@ -72,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(auth.router)
     app.include_router(lobby.router)
     app.include_router(history.router)
+    app.include_router(users.router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

@@ -39,11 +39,21 @@ class TokenBucket:
 
 
 class Connection:
-    def __init__(self, websocket: WebSocket, user_id: int, user_name: str, queue_frames: int) -> None:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        user_id: int,
+        user_name: str,
+        queue_frames: int,
+        *,
+        generation: int = 0,
+    ) -> None:
         self.id = next(_ids)
         self.websocket = websocket
         self.user_id = user_id
         self.user_name = user_name
+        self.generation = generation  # the user's token generation when this socket was opened
+        self.close_code = 1000
         self.seat: int | None = None  # set by the table actor
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_frames)
         self.closed = asyncio.Event()
@@ -61,9 +71,10 @@ class Connection:
         except asyncio.QueueFull:
             self.close()
 
-    def close(self) -> None:
+    def close(self, code: int = 1000) -> None:
         if self.closed.is_set():
             return
+        self.close_code = code
         self.closed.set()
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
@@ -82,7 +93,7 @@ class Connection:
         finally:
             self.closed.set()
             with contextlib.suppress(Exception):
-                await self.websocket.close()
+                await self.websocket.close(code=self.close_code)
 
     async def wait_sent(self) -> None:
         if self._sender is not None:

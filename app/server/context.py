@@ -10,10 +10,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.auth.passwords import PasswordPool
 from app.server.ratelimit import KeyedLimiter
+from app.server.sessions import TicketBook
 from app.server.settings import Settings
 
 if TYPE_CHECKING:
     from app.server.actor import TableActor
+    from app.server.connection import Connection
 
 
 @dataclass(slots=True)
@@ -26,4 +28,7 @@ class ServerContext:
     passwords: PasswordPool
     auth_by_address: KeyedLimiter
     auth_by_name: KeyedLimiter
+    tickets: TicketBook
     tables: dict[int, TableActor] = field(default_factory=dict)
+    # Every live websocket by user id: a revoked or disabled user's sockets are closed through it.
+    user_connections: dict[int, set[Connection]] = field(default_factory=dict)

@@ -7,6 +7,7 @@ asyncpg in production. Everything else is prefixed ``PREFERANS_``.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -20,9 +21,15 @@ class Settings(BaseSettings):
     database_url: str = Field(
         DEFAULT_DATABASE_URL, validation_alias=AliasChoices("DATABASE_URL", "PREFERANS_DATABASE_URL")
     )
-    # Empty: a secret is generated once and kept in the database, so tokens survive a restart.
+    # At least 32 characters. Empty: the secret is read from ``token_secret_file``, which is generated
+    # (mode 600) on first start, so tokens survive a restart; never kept in the database.
     token_secret: str = ""
-    token_ttl: float = Field(12 * 3600.0, gt=0)
+    token_secret_file: Path = Path("var/token_secret")
+    token_ttl: float = Field(12 * 3600.0, gt=0, le=30 * 24 * 3600)
+    # A websocket ticket is single-use and must be redeemed within this many seconds.
+    ticket_ttl: float = Field(30.0, gt=0, le=600)
+    # How often live sockets are checked against revocations made outside this process (the CLI).
+    session_recheck_interval: float = Field(5.0, gt=0)
     db_pool_size: int = Field(16, ge=1)
     db_max_overflow: int = Field(16, ge=0)
     # A text frame above this many bytes gets a typed error; the transport closes far larger ones (1009).

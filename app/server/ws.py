@@ -6,8 +6,12 @@ connection (and the table) go on.
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from app.db.models import User
 from app.protocol.messages import (
     ActionMessage,
     ErrorMessage,
@@ -20,9 +24,10 @@ from app.protocol.messages import (
 from app.server.actor import Act, Connect, Disconnect, Resync
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
-from app.server.deps import user_from_token
+from app.server.deps import claims_of, live_user
 from app.server.errors import ApiError
 from app.server.registry import get_actor
+from app.server.sessions import track, untrack
 
 router = APIRouter()
 
@@ -31,12 +36,25 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_POLICY = 1008
 
 
-def _token(websocket: WebSocket) -> str | None:
-    token = websocket.query_params.get("token")
-    if token:
-        return token
-    scheme, _, value = websocket.headers.get("authorization", "").partition(" ")
-    return value.strip() if scheme.lower() == "bearer" and value else None
+async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User, float]:
+    """The user and when the socket's authority ends: a single-use ``?ticket=`` (from
+    ``POST /api/auth/ws-ticket``), or a bearer token in the ``Authorization`` header (never in the URL)."""
+    ticket_key = websocket.query_params.get("ticket")
+    async with ctx.sessions() as session:
+        if ticket_key:
+            ticket = ctx.tickets.redeem(ticket_key, time.monotonic())
+            if ticket is None:
+                raise ApiError(401, "unauthorized", "unknown, used or expired ticket")
+            user = await live_user(session, ticket.user_id, ticket.generation)
+            return user, ticket.token_expires_at
+        scheme, _, value = websocket.headers.get("authorization", "").partition(" ")
+        claims = claims_of(ctx, value.strip() if scheme.lower() == "bearer" else None)
+        return await live_user(session, claims.user_id, claims.generation), claims.expires_at
+
+
+def _expire(conn: Connection) -> None:
+    conn.send(ErrorMessage(code="unauthorized", message="token expired"))
+    conn.close(CLOSE_UNAUTHORIZED)
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
@@ -50,8 +68,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     ctx: ServerContext = websocket.app.state.ctx
     settings = ctx.settings
     try:
-        async with ctx.sessions() as session:
-            user = await user_from_token(ctx, session, _token(websocket))
+        user, authority_ends = await _authenticate(ctx, websocket)
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
@@ -64,8 +81,12 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     # this and the submit below, so the actor that gets the connection is the live one.
     actor = await get_actor(ctx, table_id)
     assert actor is not None
-    conn = Connection(websocket, user.id, user.name, settings.send_queue_frames)
+    conn = Connection(
+        websocket, user.id, user.name, settings.send_queue_frames, generation=user.token_generation
+    )
     conn.start()
+    track(ctx, conn)
+    expiry = asyncio.get_running_loop().call_later(max(0.0, authority_ends - time.time()), _expire, conn)
     actor.submit(Connect(conn))
     bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
     strikes = 0
@@ -107,6 +128,8 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        expiry.cancel()
+        untrack(ctx, conn)
         conn.close()
         actor.submit(Disconnect(conn))
         await conn.wait_sent()

@@ -14,11 +14,12 @@ from pydantic import BaseModel, Field
 from app.auth.passwords import PoolBusy
 from app.auth.roles import Role
 from app.auth.tokens import issue_token
-from app.auth.users import AccountError, check_credentials, create_user, user_by_name
+from app.auth.users import AccountError, check_credentials, create_user, revoke_tokens, user_by_name
 from app.server.context import ServerContext
-from app.server.deps import ContextDep, CurrentUser, SessionDep
+from app.server.deps import ContextDep, CurrentClaims, CurrentUser, SessionDep
 from app.server.errors import ApiError
 from app.server.ratelimit import retry_after
+from app.server.sessions import close_user
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -92,8 +93,33 @@ async def login(body: Credentials, request: Request, session: SessionDep, ctx: C
         raise _busy() from None
     if user is None or not ok:
         raise ApiError(401, "unauthorized", "wrong name or password")
-    token, expires_at = issue_token(ctx.token_secret, user.id, time.time(), ctx.settings.token_ttl)
+    if user.disabled:
+        raise ApiError(403, "disabled", "the account is disabled")
+    token, expires_at = issue_token(
+        ctx.token_secret, user.id, time.time(), ctx.settings.token_ttl, user.token_generation
+    )
     return TokenOut(token=token, expires_at=expires_at, user_id=user.id, name=user.name, role=user.role)
+
+
+class TicketOut(BaseModel):
+    ticket: str
+    expires_in: float
+
+
+@router.post("/ws-ticket")
+async def ws_ticket(user: CurrentUser, claims: CurrentClaims, ctx: ContextDep) -> TicketOut:
+    """A single-use ticket for opening one websocket (``/ws/tables/{id}?ticket=…``) within ``expires_in``
+    seconds; the socket lives until the bearer token it came from expires."""
+    ticket, ttl = ctx.tickets.issue(user.id, user.token_generation, claims.expires_at, time.monotonic())
+    return TicketOut(ticket=ticket, expires_in=ttl)
+
+
+@router.post("/logout")
+async def logout(user: CurrentUser, session: SessionDep, ctx: ContextDep) -> dict[str, int]:
+    """Revokes every token of the caller (all devices) and closes the caller's sockets."""
+    await revoke_tokens(session, user)
+    await session.commit()
+    return {"closed": close_user(ctx, user.id, "logged out")}
 
 
 @router.get("/me")
