@@ -6,7 +6,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.roles import Role
@@ -14,6 +14,10 @@ from app.auth.tokens import TokenClaims, TokenError, verify_token
 from app.db.models import User
 from app.server.context import ServerContext
 from app.server.errors import ApiError
+
+# Ids are INTEGER columns (32-bit on PostgreSQL): a larger one in a path is a typed 422, never a 500.
+MAX_ID = 2**31 - 1
+Id = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 def get_context(request: Request) -> ServerContext:

@@ -24,7 +24,7 @@ from app.protocol.messages import (
 from app.server.actor import Act, Connect, Disconnect, Resync
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
-from app.server.deps import claims_of, live_user
+from app.server.deps import MAX_ID, claims_of, live_user
 from app.server.errors import ApiError
 from app.server.registry import get_actor
 from app.server.sessions import track, untrack
@@ -72,7 +72,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
-    actor = await get_actor(ctx, table_id)
+    actor = await get_actor(ctx, table_id) if 1 <= table_id <= MAX_ID else None
     if actor is None:
         await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
         return

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import socket
 import time
 from pathlib import Path
 
 import httpx
+import pytest
+import websockets
 
-from tests.server.conftest import ServerProcess
+from app.protocol.messages import MAX_SEQ, ActionMessage, ProtocolError, parse_client_message
+from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
 
 
 def rss_bytes(server: ServerProcess) -> int:
@@ -76,3 +81,72 @@ def test_a_body_that_trickles_in_is_refused_after_the_body_timeout(tmp_path: Pat
             reply = sock.recv(65536)
             assert reply.startswith(b"HTTP/1.1 408"), reply[:200]
             assert time.monotonic() - started < 8
+
+
+async def test_out_of_range_ids_and_odd_frames_get_typed_errors(sqlite_server: ServerProcess) -> None:
+    """Before: 500 for an id above int64, a traceback and a closed socket for a ``type`` that is a list."""
+    player = await new_player(sqlite_server)
+    operator = await login(sqlite_server, OPERATOR)
+    try:
+        huge = 2**63
+        with httpx.Client(base_url=sqlite_server.url) as http:
+            headers = {"Authorization": f"Bearer {player.token}"}
+            for path in (f"/api/tables/{huge}", f"/api/rooms/{huge}/tables", f"/api/tables/{2**31}/history"):
+                response = http.get(path, headers=headers)
+                assert response.status_code == 422, (path, response.text)
+                assert response.json()["error"] == "invalid_request" and "_id" in response.json()["field"]
+            response = http.post(f"/api/tables/{huge}/sit", headers=headers, json={})
+            assert response.status_code == 422 and response.json()["field"] == "table_id"
+            # Starlette's own refusals come in the documented {"error": …} form too.
+            response = http.post(
+                "/api/auth/login", content=b"{bad", headers={"content-type": "application/json"}
+            )
+            assert response.status_code == 422 and "error" in response.json()
+            response = http.get("/api/no-such-thing")
+            assert response.status_code == 404 and response.json()["error"] == "not_found"
+            response = http.delete("/api/rooms", headers=headers)
+            assert response.status_code == 405 and response.json()["error"] == "method_not_allowed"
+            assert "detail" not in response.json()
+        async with websockets.connect(await player.ws_url(huge)) as ws:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert frame["code"] == "not_found"
+        async with websockets.connect(
+            player.ws_base(1), additional_headers={"Authorization": "Bearer naïve.tökén"}
+        ) as ws:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert frame["code"] == "unauthorized"
+        room = await operator.create_room("r", {})
+        table = await operator.open_table(room["id"], 3)
+        client = player.table(table["id"])
+        await client.connect()
+        try:
+            for frame in ({"type": ["action"]}, {"type": {"a": 1}}, {"type": None}):
+                await client.send(frame)
+                while (message := await client.receive(timeout=10))["type"] != "error":
+                    pass
+                assert message["code"] == "unknown_type"
+            await client.send({"type": "action", "seq": 2**31 - 1, "action": {"type": "pass"}})
+            while (message := await client.receive(timeout=10))["type"] != "error":
+                pass
+            assert message["code"] == "invalid_message" and "seq" in message["message"]
+            await client.send({"type": "ping", "id": 5})
+            while (message := await client.receive(timeout=10))["type"] != "pong":
+                pass
+        finally:
+            await client.close()
+    finally:
+        await player.close()
+        await operator.close()
+
+
+def test_seq_is_bounded_below_the_column_width() -> None:
+    assert MAX_SEQ + 1 < 2**31 - 1
+    message = parse_client_message(json.dumps({"type": "action", "seq": MAX_SEQ, "action": {}}))
+    assert isinstance(message, ActionMessage)
+    with pytest.raises(ProtocolError) as raised:
+        parse_client_message(json.dumps({"type": "action", "seq": MAX_SEQ + 1, "action": {}}))
+    assert raised.value.code == "invalid_message"
+    for kind in ([1], {"x": 1}, 3.5, True):
+        with pytest.raises(ProtocolError) as raised:
+            parse_client_message(json.dumps({"type": kind}))
+        assert raised.value.code == "unknown_type"

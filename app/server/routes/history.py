@@ -16,7 +16,7 @@ from app.engine.bids import Bid
 from app.engine.scoring import ScoreSheet, ScoringError
 from app.engine.scoring.settlement import settle
 from app.server.actor import settlement_json
-from app.server.deps import AdminUser, ContextDep, CurrentUser, SessionDep
+from app.server.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.errors import ApiError
 
 router = APIRouter(prefix="/api", tags=["history"])
@@ -25,7 +25,7 @@ FINAL = ("finished", "awaiting_adjudication")
 
 
 @router.get("/tables/{table_id}/history")
-async def table_history(table_id: int, _user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+async def table_history(table_id: Id, _user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """Every finished deal's full record (RULES §12: shown to the table once the deal is over)."""
     table = await session.get(GameTable, table_id)
     if table is None:
@@ -46,7 +46,7 @@ async def table_history(table_id: int, _user: CurrentUser, session: SessionDep) 
 
 
 @router.get("/admin/tables/{table_id}/log")
-async def action_log(table_id: int, _admin: AdminUser, session: SessionDep) -> dict[str, Any]:
+async def action_log(table_id: Id, _admin: AdminUser, session: SessionDep) -> dict[str, Any]:
     """The archive: the whole action log (shuffles included) with clocks, for review."""
     table = await session.get(GameTable, table_id)
     if table is None:
@@ -99,7 +99,7 @@ class AwardIn(BaseModel):
 
 @router.post("/admin/interrupted/{deal_id}/award")
 async def award(
-    deal_id: int, body: AwardIn, admin: AdminUser, ctx: ContextDep, session: SessionDep
+    deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep, session: SessionDep
 ) -> dict[str, Any]:
     """Award a result to an interrupted deal; the pulya is settled again, final."""
     row = await session.get(InterruptedDeal, deal_id)

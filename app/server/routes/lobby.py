@@ -15,7 +15,7 @@ from app.auth.roles import Role
 from app.db.models import GameTable, Room, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
 from app.server.actor import Leave, SeatError, Sit, Stop
-from app.server.deps import ContextDep, CurrentUser, OperatorUser, SessionDep
+from app.server.deps import ContextDep, CurrentUser, Id, OperatorUser, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
 from app.server.registry import get_actor
 
@@ -60,7 +60,7 @@ class TableOut(BaseModel):
 
 
 class SitIn(BaseModel):
-    seat: int | None = None
+    seat: int | None = Field(None, ge=0, le=3)
 
 
 class StopIn(BaseModel):
@@ -138,7 +138,7 @@ async def create_room(body: RoomIn, user: OperatorUser, session: SessionDep) -> 
 
 
 @router.get("/rooms/{room_id}")
-async def get_room(room_id: int, _user: CurrentUser, session: SessionDep) -> RoomOut:
+async def get_room(room_id: Id, _user: CurrentUser, session: SessionDep) -> RoomOut:
     room = await session.get(Room, room_id)
     if room is None:
         raise ApiError(404, "not_found", f"no room {room_id}")
@@ -147,7 +147,7 @@ async def get_room(room_id: int, _user: CurrentUser, session: SessionDep) -> Roo
 
 @router.get("/rooms/{room_id}/tables")
 async def list_tables(
-    room_id: int, _user: CurrentUser, ctx: ContextDep, session: SessionDep
+    room_id: Id, _user: CurrentUser, ctx: ContextDep, session: SessionDep
 ) -> list[TableOut]:
     tables = (
         await session.execute(select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id))
@@ -157,7 +157,7 @@ async def list_tables(
 
 @router.post("/rooms/{room_id}/tables", status_code=201)
 async def open_table(
-    room_id: int, body: TableIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
+    room_id: Id, body: TableIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
 ) -> TableOut:
     room = await session.get(Room, room_id)
     if room is None:
@@ -183,7 +183,7 @@ async def open_table(
 
 
 @router.get("/tables/{table_id}")
-async def get_table(table_id: int, _user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
+async def get_table(table_id: Id, _user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
     table = await session.get(GameTable, table_id)
     if table is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
@@ -198,7 +198,7 @@ async def _ask(future: asyncio.Future[Any]) -> Any:
 
 
 @router.post("/tables/{table_id}/sit")
-async def sit(table_id: int, body: SitIn, user: CurrentUser, ctx: ContextDep) -> dict[str, int]:
+async def sit(table_id: Id, body: SitIn, user: CurrentUser, ctx: ContextDep) -> dict[str, int]:
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
@@ -208,7 +208,7 @@ async def sit(table_id: int, body: SitIn, user: CurrentUser, ctx: ContextDep) ->
 
 
 @router.post("/tables/{table_id}/leave")
-async def leave(table_id: int, user: CurrentUser, ctx: ContextDep) -> dict[str, bool]:
+async def leave(table_id: Id, user: CurrentUser, ctx: ContextDep) -> dict[str, bool]:
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
@@ -220,7 +220,7 @@ async def leave(table_id: int, user: CurrentUser, ctx: ContextDep) -> dict[str, 
 
 @router.post("/tables/{table_id}/stop")
 async def stop_table(
-    table_id: int, body: StopIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
+    table_id: Id, body: StopIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
 ) -> dict[str, bool]:
     """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason."""
     table = await session.get(GameTable, table_id)
