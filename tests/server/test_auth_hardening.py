@@ -71,3 +71,23 @@ def test_an_unknown_name_costs_what_a_wrong_password_costs(sqlite_server: Server
         wrong = statistics.median(timed(n) for n in (OPERATOR, ADMIN, OPERATOR))
         unknown = statistics.median(timed(n) for n in ("nobody1", "nobody2", "nobody3"))
     assert unknown > 0.3 * wrong, (unknown, wrong)
+
+
+def test_look_alike_names_are_one_name(sqlite_server: ServerProcess) -> None:
+    """Before: "adm\\n", "pl1\\n" and "PL1" registered beside "adm" and "pl1"."""
+
+    def register(name: str) -> httpx.Response:
+        return http.post("/api/auth/register", json={"name": name, "password": "long-enough"})
+
+    with httpx.Client(base_url=sqlite_server.url, timeout=30) as http:
+        assert register("pl1").status_code == 201
+        for twin in ("PL1", "Pl1", "ｐｌ１", "ＰＬ1"):
+            response = register(twin)
+            assert response.status_code == 409 and response.json()["field"] == "name", twin
+        for bad in ("pl1\n", "adm\n", " pl2", "pl2 ", "p\tl", "a\u200bb", "x\x00y", "аdmin", "a"):
+            response = register(bad)
+            assert response.status_code == 422 and response.json()["field"] == "name", repr(bad)
+        assert register("Вася").status_code == 201  # one script is fine, whichever
+        same = _login(http, "PL1", "long-enough")
+        assert same.status_code == 200 and same.json()["name"] == "pl1"
+        assert register("ВАСЯ").status_code == 409

@@ -10,6 +10,7 @@ import time
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import IntegrityError
 
 from app.auth.passwords import PoolBusy
 from app.auth.roles import Role
@@ -78,7 +79,10 @@ async def register(body: Credentials, request: Request, session: SessionDep, ctx
         raise ApiError(status, "invalid_account", str(exc), exc.field) from None
     except PoolBusy:
         raise _busy() from None
-    await session.commit()
+    try:
+        await session.commit()
+    except IntegrityError:  # the same name registered concurrently
+        raise ApiError(409, "invalid_account", "name: already taken", "name") from None
     return UserOut(id=user.id, name=user.name, role=user.role)
 
 
