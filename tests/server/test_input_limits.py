@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sqlite3
 import time
 from pathlib import Path
 
@@ -150,3 +151,50 @@ def test_seq_is_bounded_below_the_column_width() -> None:
         with pytest.raises(ProtocolError) as raised:
             parse_client_message(json.dumps({"type": kind}))
         assert raised.value.code == "unknown_type"
+
+
+async def test_conventions_have_ranges_and_no_non_finite_number_is_stored(
+    sqlite_server: ServerProcess,
+) -> None:
+    """Before: ``stake_per_whist: "1e999999999"`` passed and jammed the table at settlement; ``1e999`` and
+    ``Infinity`` were stored as JSON ``Infinity``."""
+    operator = await login(sqlite_server, OPERATOR)
+    try:
+        headers = {"Authorization": f"Bearer {operator.token}", "content-type": "application/json"}
+        with httpx.Client(base_url=sqlite_server.url) as http:
+            for field, raw in (
+                ("stake_per_whist", '"1e999999999"'),
+                ("stake_per_whist", "1e999"),
+                ("stake_per_whist", '"NaN"'),
+                ("stake_per_whist", "-1"),
+                ("round_end_warning", "1e999"),
+                ("round_end_warning", "Infinity"),
+                ("round_end_warning", "NaN"),
+                ("round_end_warning", "1e9"),
+                ("deal_time", "-Infinity"),
+                ("deal_time", "NaN"),
+                ("misere_bonus", "1e999"),
+                ("allpass_progression", "[2, 4, 1e999]"),
+                ("allpass_progression", "[2, 4, 1000000]"),
+            ):
+                body = f'{{"name": "r", "overrides": {{"{field}": {raw}}}}}'.encode()
+                response = http.post("/api/rooms", content=body, headers=headers)
+                assert response.status_code == 422, (field, raw, response.text)
+                assert response.json()["field"].split(".")[0] == field, (field, raw, response.text)
+            room = http.post(
+                "/api/rooms",
+                content=b'{"name": "r", "overrides": {"stake_per_whist": 2.5, "round_end_warning": 1e2}}',
+                headers=headers,
+            )
+            assert room.status_code == 201, room.text
+            assert room.json()["overrides"] == {"stake_per_whist": "2.5", "round_end_warning": 100.0}
+        db = sqlite_server.database_url.split(":///", 1)[1]
+        with sqlite3.connect(db) as conn:
+            stored = " ".join(
+                str(value)
+                for row in conn.execute("SELECT overrides, conventions FROM rooms").fetchall()
+                for value in row
+            )
+        assert "Infinity" not in stored and "NaN" not in stored
+    finally:
+        await operator.close()

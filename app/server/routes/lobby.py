@@ -124,12 +124,14 @@ async def list_rooms(_user: CurrentUser, session: SessionDep) -> list[RoomOut]:
 @router.post("/rooms", status_code=201)
 async def create_room(body: RoomIn, user: OperatorUser, session: SessionDep) -> RoomOut:
     conventions = _validate_conventions(body.preset, body.overrides)
+    validated = conventions.model_dump(mode="json")
     room = Room(
         name=body.name,
         operator_id=user.id,
         preset=body.preset,
-        overrides=body.overrides,
-        conventions=conventions.model_dump(mode="json"),
+        # The validated values, not the request's: `1e999` was a float infinity there.
+        overrides={key: validated[key] for key in body.overrides},
+        conventions=validated,
         created_at=time.time(),
     )
     session.add(room)
