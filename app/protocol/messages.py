@@ -32,6 +32,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     "unauthorized": "missing, invalid or expired token",
     "forbidden": "the role does not allow this",
     "not_found": "no such table",
+    "too_many_connections": "the user or the table has as many connections as allowed",
 }
 
 

@@ -32,3 +32,4 @@ class ServerContext:
     tables: dict[int, TableActor] = field(default_factory=dict)
     # Every live websocket by user id: a revoked or disabled user's sockets are closed through it.
     user_connections: dict[int, set[Connection]] = field(default_factory=dict)
+    table_connections: dict[int, set[Connection]] = field(default_factory=dict)

@@ -72,16 +72,28 @@ class TicketBook:
             del self._tickets[key]
 
 
-def track(ctx: ServerContext, conn: Connection) -> None:
+def too_many_connections(ctx: ServerContext, user_id: int, table_id: int) -> str | None:
+    """Why one more socket of this user to this table is refused, or None."""
+    settings = ctx.settings
+    if len(ctx.user_connections.get(user_id, ())) >= settings.max_connections_per_user:
+        return f"at most {settings.max_connections_per_user} connections per user"
+    if len(ctx.table_connections.get(table_id, ())) >= settings.max_connections_per_table:
+        return f"at most {settings.max_connections_per_table} connections per table"
+    return None
+
+
+def track(ctx: ServerContext, conn: Connection, table_id: int) -> None:
     ctx.user_connections.setdefault(conn.user_id, set()).add(conn)
+    ctx.table_connections.setdefault(table_id, set()).add(conn)
 
 
-def untrack(ctx: ServerContext, conn: Connection) -> None:
-    conns = ctx.user_connections.get(conn.user_id)
-    if conns is not None:
-        conns.discard(conn)
-        if not conns:
-            del ctx.user_connections[conn.user_id]
+def untrack(ctx: ServerContext, conn: Connection, table_id: int) -> None:
+    for index, key in ((ctx.user_connections, conn.user_id), (ctx.table_connections, table_id)):
+        conns = index.get(key)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del index[key]
 
 
 def close_user(ctx: ServerContext, user_id: int, why: str) -> int:

@@ -44,6 +44,12 @@ class Settings(BaseSettings):
     # A connection that keeps flooding past the limit this many times in a row is closed.
     rate_strikes_to_close: int = Field(200, ge=1)
     send_queue_frames: int = Field(256, ge=8)
+    send_queue_bytes: int = Field(8 << 20, ge=1 << 20)
+    # Snapshots per connection (a resync is coalesced with one already on its way).
+    resync_per_second: float = Field(1.0, gt=0)
+    resync_burst: float = Field(3.0, ge=1)
+    max_connections_per_user: int = Field(8, ge=1)
+    max_connections_per_table: int = Field(200, ge=4)
     # Password hashing (argon2id, 64 MiB each) runs on this many threads, with at most this many waiting.
     hash_workers: int = Field(2, ge=1, le=32)
     hash_backlog: int = Field(16, ge=0)

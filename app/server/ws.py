@@ -21,13 +21,13 @@ from app.protocol.messages import (
     ResyncMessage,
     parse_client_message,
 )
-from app.server.actor import Act, Connect, Disconnect, Resync
+from app.server.actor import Act, Connect, Disconnect, Resync, TableActor
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.deps import MAX_ID, claims_of, live_user
 from app.server.errors import ApiError
 from app.server.registry import get_actor
-from app.server.sessions import track, untrack
+from app.server.sessions import too_many_connections, track, untrack
 
 router = APIRouter()
 
@@ -76,19 +76,34 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     if actor is None:
         await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
         return
-    await websocket.accept()
+    crowded = too_many_connections(ctx, user.id, table_id)
+    if crowded is not None:
+        await _refuse(websocket, "too_many_connections", crowded, CLOSE_POLICY)
+        return
+    conn = Connection(
+        websocket,
+        user.id,
+        user.name,
+        settings.send_queue_frames,
+        queue_bytes=settings.send_queue_bytes,
+        generation=user.token_generation,
+    )
+    track(ctx, conn, table_id)  # no await since the count above: the caps hold
+    try:
+        await websocket.accept()
+    except Exception:
+        untrack(ctx, conn, table_id)
+        raise
     # Fetched again after the await: a finished table may have left memory meanwhile. No await between
     # this and the submit below, so the actor that gets the connection is the live one.
     actor = await get_actor(ctx, table_id)
     assert actor is not None
-    conn = Connection(
-        websocket, user.id, user.name, settings.send_queue_frames, generation=user.token_generation
-    )
     conn.start()
-    track(ctx, conn)
-    expiry = asyncio.get_running_loop().call_later(max(0.0, authority_ends - time.time()), _expire, conn)
+    loop = asyncio.get_running_loop()
+    expiry = loop.call_later(max(0.0, authority_ends - time.time()), _expire, conn)
     actor.submit(Connect(conn))
     bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
+    resyncs = TokenBucket(settings.resync_per_second, settings.resync_burst)
     strikes = 0
     try:
         while not conn.closed.is_set():
@@ -122,14 +137,28 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
             if isinstance(message, ActionMessage):
                 actor.submit(Act(conn, message.seq, message.action))
             elif isinstance(message, ResyncMessage):
-                actor.submit(Resync(conn))
+                # A snapshot is the table's dearest frame: one at a time per connection (more asks are
+                # answered by the one on its way) and at most `resync_per_second` of them, later if over.
+                if conn.resync_pending:
+                    continue
+                conn.resync_pending = True
+                delay = resyncs.reserve()
+                if delay == 0:
+                    actor.submit(Resync(conn))
+                else:
+                    loop.call_later(delay, _resync_later, actor, conn)
             elif isinstance(message, PingMessage):
                 conn.send(PongMessage(id=message.id))
     except WebSocketDisconnect:
         pass
     finally:
         expiry.cancel()
-        untrack(ctx, conn)
+        untrack(ctx, conn, table_id)
         conn.close()
         actor.submit(Disconnect(conn))
         await conn.wait_sent()
+
+
+def _resync_later(actor: TableActor, conn: Connection) -> None:
+    if not conn.closed.is_set():
+        actor.submit(Resync(conn))
