@@ -21,15 +21,18 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.server.app import create_app
+    from app.server.transport import guarded_protocol, raise_open_files_limit
 
     settings = get_settings()
     upgrade(settings.database_url)
+    raise_open_files_limit()
     uvicorn.run(
         create_app(settings),
         host=args.host,
         port=args.port,
+        http=guarded_protocol(settings.header_timeout, settings.max_connections_per_address),
         ws_max_size=settings.transport_max_bytes,
-        timeout_keep_alive=30,
+        timeout_keep_alive=max(1, int(min(30, settings.header_timeout))),
         log_level=args.log_level,
         # Off by default; credentials in URLs are redacted from every log line anyway (app.server.logs).
         access_log=args.access_log,

@@ -36,6 +36,11 @@ class Settings(BaseSettings):
     max_frame_bytes: int = Field(8192, ge=256)
     transport_max_bytes: int = Field(65536, ge=1024)
     max_request_bytes: int = Field(65536, ge=1024)
+    # A connection must send a whole request head within this many seconds of opening (or of its previous
+    # response), else it is closed: half-open and slowloris sockets do not pile up.
+    header_timeout: float = Field(10.0, gt=0)
+    # Connections (websockets included) from one client address; 0: no cap (behind a reverse proxy).
+    max_connections_per_address: int = Field(256, ge=0)
     # A request body that takes longer than this to arrive is refused (408).
     body_timeout: float = Field(10.0, gt=0)
     # Token bucket per websocket connection.
