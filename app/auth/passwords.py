@@ -8,7 +8,10 @@ bounded backlog instead of queueing it without limit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import secrets
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
@@ -35,6 +38,13 @@ def verify_password(password_hash: str, password: str) -> bool:
         return False
 
 
+def _lowest_priority() -> None:
+    # Linux nice values are per thread and inherited by the threads argon2 starts for its lanes: a hash
+    # then only takes CPU the event loop (and the tables) do not want.
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+
+
 class PoolBusy(Exception):
     """More hashes are waiting than the pool accepts; the caller is asked to come back later."""
 
@@ -43,7 +53,9 @@ class PasswordPool:
     """Hashes and verifications on ``workers`` threads, at most ``backlog`` waiting beyond those."""
 
     def __init__(self, workers: int, backlog: int) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="argon2")
+        self._executor = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="argon2", initializer=_lowest_priority
+        )
         self._limit = workers + backlog
         self._in_flight = 0
 
