@@ -15,7 +15,7 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.server.context import ServerContext
 from app.server.errors import install_error_handlers
 from app.server.logs import redact_credentials_in_server_logs
-from app.server.middleware import BodyLimit
+from app.server.middleware import BodyLimit, SecurityHeaders
 from app.server.ratelimit import KeyedLimiter
 from app.server.registry import recover_all, shutdown_all
 from app.server.routes import auth, history, lobby, users
@@ -56,11 +56,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await engine.dispose()
 
     redact_credentials_in_server_logs()
-    app = FastAPI(title="Preferans table server", lifespan=lifespan)
+    docs = settings.api_docs
+    app = FastAPI(
+        title="Preferans table server",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     install_error_handlers(app)
 
     # Lobby requests are small; a larger body is refused before anything parses or buffers it.
     app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes, timeout=settings.body_timeout)
+    app.add_middleware(SecurityHeaders, exempt=("/docs", "/redoc") if docs else ())
 
     app.include_router(auth.router)
     app.include_router(lobby.router)

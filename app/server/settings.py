@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     auth_address_burst: float = Field(20.0, ge=1)
     auth_name_per_minute: float = Field(10.0, gt=0)
     auth_name_burst: float = Field(5.0, ge=1)
+    # Browser origins allowed to open websockets besides the server's own (comma-separated
+    # "https://host:port"); a request without an Origin header (not a browser) is not affected.
+    allowed_origins: str = ""
+    # The interactive API docs (/docs, /redoc, /openapi.json).
+    api_docs: bool = True
+    # Unfinished tables (waiting or playing) in the rooms of one operator.
+    max_live_tables_per_operator: int = Field(100, ge=1)
     solver_budget: float = Field(5.0, gt=0)
     # How often a running clock is persisted, bounding what a crash can give back to the player on move.
     clock_checkpoint_interval: float = Field(1.0, gt=0)

@@ -32,6 +32,7 @@ from app.server.sessions import too_many_connections, track, untrack
 router = APIRouter()
 
 CLOSE_UNAUTHORIZED = 4401
+CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_POLICY = 1008
 
@@ -57,6 +58,19 @@ def _expire(conn: Connection) -> None:
     conn.close(CLOSE_UNAUTHORIZED)
 
 
+def origin_allowed(websocket: WebSocket, allowed: str) -> bool:
+    """A browser's page may open a socket only from the server's own origin or an allowed one (another
+    site's page must not play with its visitor's ticket); clients that send no Origin are not browsers."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    if origin in {o.strip().rstrip("/").lower() for o in allowed.split(",") if o.strip()}:
+        return True
+    host = websocket.headers.get("host", "").lower()
+    return bool(host) and origin in (f"http://{host}", f"https://{host}")
+
+
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
     await websocket.accept()
     await websocket.send_text(ErrorMessage(code=code, message=message).model_dump_json())
@@ -67,6 +81,9 @@ async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
     ctx: ServerContext = websocket.app.state.ctx
     settings = ctx.settings
+    if not origin_allowed(websocket, settings.allowed_origins):
+        await _refuse(websocket, "forbidden", "this origin may not open table sockets", CLOSE_FORBIDDEN)
+        return
     try:
         user, authority_ends = await _authenticate(ctx, websocket)
     except ApiError as exc:

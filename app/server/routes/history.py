@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from app.autoplay import AdjudicationError, PulyaClose, close_after_adjudication
 from app.autoplay import InterruptedDeal as InterruptedRecord
-from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal
+from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, TableSeat
 from app.engine.bids import Bid
 from app.engine.scoring import ScoreSheet, ScoringError
 from app.engine.scoring.settlement import settle
@@ -46,11 +46,18 @@ async def table_history(table_id: Id, _user: CurrentUser, session: SessionDep) -
 
 
 @router.get("/admin/tables/{table_id}/log")
-async def action_log(table_id: Id, _admin: AdminUser, session: SessionDep) -> dict[str, Any]:
-    """The archive: the whole action log (shuffles included) with clocks, for review."""
+async def action_log(table_id: Id, admin: AdminUser, session: SessionDep) -> dict[str, Any]:
+    """The archive: the whole action log (shuffles included) with clocks, for review. Not to an admin
+    seated at the table while its game is played: the shuffles are every hand (RULES §12)."""
     table = await session.get(GameTable, table_id)
     if table is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
+    if table.status not in FINAL:
+        seated = await session.scalar(
+            select(TableSeat).where(TableSeat.table_id == table_id, TableSeat.user_id == admin.id)
+        )
+        if seated is not None:
+            raise ApiError(403, "forbidden", "a player at this table cannot read its log during the game")
     rows = (
         await session.execute(
             select(ActionRecord).where(ActionRecord.table_id == table_id).order_by(ActionRecord.seq)
