@@ -21,7 +21,8 @@ from app.protocol.messages import (
     ResyncMessage,
     parse_client_message,
 )
-from app.server.actor import Act, Connect, Disconnect, Resync, TableActor
+from app.server.actor import TableActor
+from app.server.commands import Act, Connect, Disconnect, Resync
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.deps import MAX_ID, claims_of, live_user

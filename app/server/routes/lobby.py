@@ -14,7 +14,8 @@ from sqlalchemy import func, select
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
-from app.server.actor import Leave, SeatError, Sit, Stop, TableActor
+from app.server.actor import TableActor
+from app.server.commands import Leave, SeatError, Sit, Stop
 from app.server.deps import MAX_ID, ContextDep, CurrentUser, Id, OperatorUser, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
 from app.server.registry import LIVE, get_actor
