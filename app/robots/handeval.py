@@ -25,15 +25,20 @@ def by_suit(cards: Iterable[Card]) -> dict[Suit, list[int]]:
     return out
 
 
-def _top_tricks(ranks: list[int]) -> float:
-    """Tricks from high cards: the i-th highest card wins when the outside cards above it are at most i."""
-    tricks = 0.0
-    for i, r in enumerate(ranks):
-        above_outside = 7 - r - i
-        if above_outside <= i:
+def suit_tricks(ranks: list[int]) -> int:
+    """Tricks a suit takes when its holder leads it out: he wins while his top card is highest, else gives
+    up his lowest to the opponents' top; the two opponents shed two cards a round (ranks highest first)."""
+    mine = list(ranks)
+    outside = [r for r in range(7, -1, -1) if r not in ranks]
+    tricks = 0
+    while mine:
+        if not outside or mine[0] > outside[0]:
             tricks += 1
-        elif above_outside == i + 1 and len(ranks) >= i + 2:
-            tricks += 0.5
+            mine.pop(0)
+            outside = outside[:-2]
+        else:
+            mine.pop()
+            outside = outside[1:-1]
     return tricks
 
 
@@ -41,18 +46,21 @@ def quick_tricks(cards: Iterable[Card], trump: Suit | None) -> float:
     """A declarer's expected tricks with ``trump`` (None: no trumps), judged from his cards alone."""
     total = 0.0
     for suit, ranks in by_suit(cards).items():
-        top = _top_tricks(ranks)
-        length = len(ranks)
-        if suit == trump:
-            total += min(length, top + max(0, length - 3)) if length >= 4 else top
-        elif trump is None:
-            solid = top >= min(3, length)
-            total += top + (max(0, length - 3) if solid else 0)
+        top = suit_tricks(ranks)
+        if suit == trump or trump is None:
+            total += top
         else:
-            total += min(top, 2)
+            total += min(top, 2)  # a side suit's third round is ruffed
+    suits = by_suit(cards)
     if trump is not None:
-        total += 0.3 * sum(1 for s in Suit if s != trump and not by_suit(cards)[s])  # a void ruffs
-    return total
+        total += 0.3 * sum(1 for s in Suit if s != trump and not suits[s])  # a void ruffs
+    else:  # no trumps: the opponents run every suit the declarer cannot stop
+        total -= 1 + 1.5 * sum(1 for ranks in suits.values() if not _stopped(ranks))
+    return max(0.0, total)
+
+
+def _stopped(ranks: list[int]) -> bool:
+    return any(7 - r < len(ranks) for r in ranks)  # A, Kx, Qxx, Jxxx
 
 
 def misere_danger(cards: Iterable[Card]) -> float:

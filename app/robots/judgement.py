@@ -83,8 +83,8 @@ def trick_samples(
 
 
 def static_tricks(cards: list[Card], strain: Suit | None, with_talon: bool) -> TrickCounts:
-    """The easy level's estimate: quick tricks, a trick more for the talon and discard."""
-    estimate = quick_tricks(cards, strain) + (1.0 if with_talon else 0.0)
+    """The easy level's estimate: quick tricks, half a trick more for the talon and discard."""
+    estimate = quick_tricks(cards, strain) + (0.5 if with_talon else 0.0)
     return [max(0, min(10, round(estimate)))]
 
 
