@@ -7,6 +7,24 @@ can never use a card its seat may not see. The server may run it in a worker (th
 argument is a plain value.
 
 `Robot` is the convenience for drivers that hold one seat's robot: it keeps the memory between calls.
+
+What the robot does, per phase (layouts: the unseen cards dealt consistently with the seat's knowledge,
+`app.robots.layouts`; values: mean whist balance by the scoring engine, `app.robots.value`):
+
+- bidding: per strain, double-dummy tricks after taking the talon; the highest contract worth more than
+  nothing is the ceiling; bid the lowest legal step (a hold first) within it, else pass. Misère when its
+  value beats every game and nothing; invite the 4-seat dealer to a misère for two when it is clean in
+  about half the layouts or more but not worth bidding alone.
+- dealer invitation: the dealer, shown the inviter's hand, joins when the shared misère is worth it.
+- discard: candidates (static count per likely strain, or least misère danger) solved on layouts.
+- contract: every legal contract valued on layouts (both defenders whisting); zastrel when it costs less.
+- whisting: each call valued by the outcome it leads to, the rest of the dialogue played out by the
+  engine's own rules, the others passing; the 4-seat dealer first looks at a defender's hand.
+- play mode: open (the lone whister plays both defender hands, as the judgement assumed).
+- play: every legal card solved on layouts; the best for the role (`app.robots.cardplay`).
+
+`easy` judges the auction, discard and contract statically (`app.robots.handeval`) with noise, and plays
+cards on 3 layouts with a 15% chance of a random card; `strong` samples everything (`app.robots.levels`).
 """
 
 from __future__ import annotations
