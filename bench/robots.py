@@ -51,7 +51,7 @@ from app.engine import (
 )
 from app.engine.cards import DECK, Card
 from app.robots import Robot
-from app.robots.duel import duel
+from app.robots.duel import DealPlayed, duel
 from app.solver import Position, Solver
 
 TIMES: dict[str, list[float]] = defaultdict(list)
@@ -150,9 +150,20 @@ def main() -> int:
     return 0
 
 
+def progress(played: DealPlayed) -> None:
+    PLAYED[0] += 1
+    if PLAYED[0] % 50 == 0:
+        print(f"... {PLAYED[0]} deals", file=sys.stderr, flush=True)
+
+
+PLAYED = [0]
+
+
 def random_part(args: argparse.Namespace, checks: dict[str, bool]) -> None:
     started = time.perf_counter()
-    vs_random = duel(["strong", "random", "random"], args.random_deals, args.seed, decider=timed_decider)
+    vs_random = duel(
+        ["strong", "random", "random"], args.random_deals, args.seed, decider=timed_decider, on_deal=progress
+    )
     seconds = round(time.perf_counter() - started)
     print(json.dumps({"part": "strong_vs_random", **vs_random, "seconds": seconds}), flush=True)
     checks["strong beats random by >= 50 whists/deal"] = vs_random["ci95"][0][0] >= 50
@@ -160,7 +171,9 @@ def random_part(args: argparse.Namespace, checks: dict[str, bool]) -> None:
 
 def easy_part(args: argparse.Namespace, checks: dict[str, bool]) -> None:
     started = time.perf_counter()
-    vs_easy = duel(["strong", "easy", "easy"], args.easy_deals, args.seed + 1, decider=timed_decider)
+    vs_easy = duel(
+        ["strong", "easy", "easy"], args.easy_deals, args.seed + 1, decider=timed_decider, on_deal=progress
+    )
     seconds = round(time.perf_counter() - started)
     print(json.dumps({"part": "strong_vs_easy", **vs_easy, "seconds": seconds}), flush=True)
     checks["strong beats easy, 95% CI above 0, >= 2000 deals"] = (
