@@ -22,7 +22,7 @@ from app.engine.actions import (
     PassBid,
     Zastrel,
 )
-from app.engine.bids import LADDER, Bid, Strain
+from app.engine.bids import LADDER, Bid
 from app.engine.cards import Card, Suit
 from app.engine.conventions import Conventions
 from app.engine.result import DealKind, DealResult
@@ -44,12 +44,12 @@ from app.solver import Solver
 # Hands judged without sampling: no game even with a good talon, or a misère no talon can clean.
 _HOPELESS_BELOW = 3.5
 _MISERE_HOPELESS_ABOVE = 7.0
+# A misère for two halves the stake: worth asking the dealer when clean about half the time but not
+# worth bidding alone (and not hopeless: the dealer would decline anyway).
+_INVITE_CLEAN = 0.45
+_INVITE_FLOOR = -20.0
 _STRAINS_SOLVED = 3  # the strains that look best on static count are the ones solved on layouts
 _TRICK_CONTRACTS = tuple(b for b in LADDER if not b.is_misere and not b.no_talon)
-
-
-def _strain_of(suit: Suit | None) -> Strain:
-    return Strain.NO_TRUMP if suit is None else Strain(int(suit))
 
 
 def _hand(know: Knowledge) -> list[Card]:
@@ -109,7 +109,11 @@ def choose_bid(
         if m_value > max(best_trick, 0.0):
             pick = min(misere_bids, key=lambda b: b.rank)
             return MakeBid(me, pick)
-        if any(isinstance(a, InviteDealer) for a in legal) and clean >= 0.45 and m_value > -20:
+        if (
+            any(isinstance(a, InviteDealer) for a in legal)
+            and clean >= _INVITE_CLEAN
+            and m_value > _INVITE_FLOOR
+        ):
             return InviteDealer(me)
     for bid in trick_bids:
         if bid.rank <= ceiling:
