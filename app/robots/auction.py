@@ -4,8 +4,9 @@ Bidding: for each strain the robot estimates its double-dummy tricks after takin
 layouts, a cheap discard in each) and prices every contract with the scoring engine, both defenders
 assumed to whist. Its ceiling is the highest contract on the ladder worth more than nothing; it bids the
 lowest legal step (a hold first) while that step is within the ceiling, and passes otherwise. A misère is
-bid when its value beats every trick contract and nothing. Games without talon are bid only as a misère
-already bid with talon is overbid, never as trick games (a deliberate simplification).
+bid when its value beats every trick contract and nothing. A game without talon is judged the same way
+on the robot's ten cards alone (the talon unseen), only for hands with a clear game on static count; of
+the bids within their ceilings the robot makes the lowest on the ladder.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ _MISERE_HOPELESS_ABOVE = 7.0
 _INVITE_CLEAN = 0.45
 _INVITE_FLOOR = -20.0
 _STRAINS_SOLVED = 3  # the strains that look best on static count are the ones solved on layouts
+_NO_TALON_FROM = 6.0  # static tricks from which a game without talon is worth judging on layouts
 _TRICK_CONTRACTS = tuple(b for b in LADDER if not b.is_misere and not b.no_talon)
+_NO_TALON_CONTRACTS = tuple(b for b in LADDER if not b.is_misere and b.no_talon)
 
 
 def _hand(know: Knowledge) -> list[Card]:
@@ -93,13 +96,25 @@ def choose_bid(
     bids = [a.bid for a in legal if isinstance(a, MakeBid)]
     misere_bids = [b for b in bids if b.is_misere]
     trick_bids = sorted((b for b in bids if not b.is_misere and not b.no_talon), key=lambda b: b.rank)
+    no_talon_bids = sorted((b for b in bids if not b.is_misere and b.no_talon), key=lambda b: b.rank)
     hand = _hand(know)
-    hopeful = trick_bids and max(quick_tricks(hand, s) for s in STRAINS) >= _HOPELESS_BELOW
-    counts = _strain_counts(know, level, rng, plausible, with_talon=True) if hopeful else {}
-    values = {
-        c: declarer_value(know, c, counts[c.trump], conv) for c in _TRICK_CONTRACTS if counts.get(c.trump)
-    }
-    ceiling = max((c.rank for c, v in values.items() if v > 0), default=-1)
+    static_best = max(quick_tricks(hand, s) for s in STRAINS)
+    values: dict[Bid, float] = {}
+    if trick_bids and static_best >= _HOPELESS_BELOW:
+        counts = _strain_counts(know, level, rng, plausible, with_talon=True)
+        values |= {
+            c: declarer_value(know, c, counts[c.trump], conv) for c in _TRICK_CONTRACTS if counts.get(c.trump)
+        }
+    if no_talon_bids and static_best >= _NO_TALON_FROM:
+        counts = _strain_counts(know, level, rng, plausible, with_talon=False)
+        values |= {
+            c: declarer_value(know, c, counts[c.trump], conv)
+            for c in _NO_TALON_CONTRACTS
+            if counts.get(c.trump)
+        }
+    # The ceiling of each talon mode: its highest contract on the ladder worth more than nothing.
+    ceiling = {mode: max((c.rank for c, v in values.items() if v > 0 and c.no_talon == mode), default=-1)
+               for mode in (False, True)}  # fmt: skip
     best_trick = max(values.values(), default=0.0)
     if misere_bids and misere_danger(hand) <= _MISERE_HOPELESS_ABOVE:
         with_talon = any(not b.no_talon for b in misere_bids)
@@ -115,9 +130,9 @@ def choose_bid(
             and m_value > _INVITE_FLOOR
         ):
             return InviteDealer(me)
-    for bid in trick_bids:
-        if bid.rank <= ceiling:
-            return MakeBid(me, bid)
+    within = [b for b in (*trick_bids, *no_talon_bids) if b.rank <= ceiling[b.no_talon]]
+    if within:
+        return MakeBid(me, min(within, key=lambda b: b.rank))
     return PassBid(me)
 
 
