@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.engine import MakeBid, PassBid, current_actor, legal_actions, view
-from app.robots import decide
+from app.robots import LEVELS, RobotError, decide
 from tests.engine.helpers import start
 
 
@@ -32,3 +34,20 @@ def test_a_middling_hand_passes() -> None:
 def test_the_same_seed_gives_the_same_decision() -> None:
     hand = "sA sQ s9 cK cJ c8 dA dT h9 h7"
     assert len({repr(_first_hand_decision(hand, seed=7)) for _ in range(3)}) == 1
+
+
+def test_a_robot_refuses_to_act_for_a_seat_not_to_act() -> None:
+    state = start(3, dealer=0)
+    legal = legal_actions(state)  # seat 1's
+    with pytest.raises(RobotError):
+        decide(view(state, 2), legal, 1, "easy")
+    with pytest.raises(RobotError):
+        decide(view(state, 1), [], 1, "easy")
+
+
+def test_a_lower_budget_keeps_the_level_and_its_solver_nodes() -> None:
+    half = LEVELS["strong"].scaled(0.5)
+    assert half.card_layouts == LEVELS["strong"].card_layouts // 2
+    assert half.node_budget == LEVELS["strong"].node_budget and half.name == "strong"
+    state = start(3, dealer=0, hands={1: "sA sK sQ sJ sT s9 cA dA hA hK"})
+    assert isinstance(decide(view(state, 1), legal_actions(state), 3, half), MakeBid)
