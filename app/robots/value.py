@@ -10,6 +10,7 @@ one home. The all-pass series step is the one exception carried in: it prices al
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from app.engine.conventions import Conventions
@@ -23,7 +24,7 @@ _HUGE_POOL = 1000  # no single deal finishes a pulya this large, so `apply` neve
 def _fresh_sheet(seats: int, conventions: Conventions, series: int) -> ScoreSheet:
     sheet = ScoreSheet.new(seats, conventions.model_copy(update={"pool_size": _HUGE_POOL}))
     # An all-pass deal at step k of a series: the sheet counts the step from its own series (§6.5).
-    return ScoreSheet(sheet.seats, sheet.conventions, sheet.pools, sheet.mountains, sheet.whists, series)
+    return replace(sheet, allpass_series=series)
 
 
 def deal_balance(
