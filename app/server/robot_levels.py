@@ -4,7 +4,7 @@ people register, so no person can take such a name)."""
 from __future__ import annotations
 
 ROBOT_PREFIX = "robot:"
-KNOWN_LEVELS = ("easy", "strong", "random")
+KNOWN_LEVELS = ("easy", "normal", "strong", "random")
 
 
 def robot_name(level: str, seat: int) -> str:

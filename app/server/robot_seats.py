@@ -127,7 +127,7 @@ class RobotPlayer(Connection):
         seat = self.seat
         level = self.level
         clock = message.clock
-        if clock is not None and seat is not None and level not in ("easy", "random"):
+        if clock is not None and seat is not None and level in ("normal", "strong"):
             mine = clock["seats"][seat]
             if int(mine["deal_ms"]) + int(mine["reserve_ms"]) < LOW_TIME_MS:
                 level = "easy"

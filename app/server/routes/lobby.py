@@ -71,7 +71,7 @@ class SitIn(BaseModel):
 
 class RobotIn(BaseModel):
     seat: int | None = Field(None, ge=0, le=3)
-    level: Literal["easy", "strong", "random"] = "strong"
+    level: Literal["easy", "normal", "strong", "random"] = "strong"
 
 
 class StopIn(BaseModel):
