@@ -19,6 +19,7 @@ from app.server.registry import recover_all, shutdown_all
 from app.server.routes import auth, history, lobby
 from app.server.settings import Settings, get_settings
 from app.server.ws import router as ws_router
+from app.web import mount_site
 
 
 async def token_secret(sessions: async_sessionmaker[AsyncSession], configured: str) -> str:
@@ -83,4 +84,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    mount_site(app)
     return app

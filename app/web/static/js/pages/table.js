@@ -1,0 +1,196 @@
+/** The table page: one socket, the panels re-rendered from each new state, the clocks ticking between. */
+import { session } from "../api.js";
+import { bidText } from "../cards.js";
+import { Clocks } from "../clocks.js";
+import { h } from "../dom.js";
+import { t, onLangChange } from "../i18n.js";
+import { sheetElement, settlementElement } from "../sheet.js";
+import { TableSocket } from "../socket.js";
+import { auctionElement, biddingElement } from "../table/bidding.js";
+import { dealEndElement } from "../table/dealend.js";
+import { declarerElement } from "../table/declarer.js";
+import { handElement } from "../table/hand.js";
+import { seatElement } from "../table/seats.js";
+import { centreElement } from "../table/trick.js";
+import { whistingElement } from "../table/whisting.js";
+
+/** @typedef {import("../table/model.js").Model} Model */
+/** @typedef {import("../socket.js").TableState} TableState */
+
+/** @param {HTMLElement} root @param {string[]} params */
+export function mount(root, params) {
+  const tableId = Number(params[0]);
+  const user = session();
+  if (!user) return;
+  const clocks = new Clocks();
+  /** @type {Set<string>} */
+  const selected = new Set();
+  /** @type {Model["lastDeal"]} */
+  let lastDeal = null;
+  let notice = "";
+  let wasMyTurn = false;
+  const title = document.title;
+
+  const socket = new TableSocket(tableId, user.token, {
+    onState: (state, frame) => {
+      if (frame.type === "snapshot" || frame.type === "update") {
+        noteDealEnd(state);
+        clocks.update(state.clock, state.receivedAt);
+        if (frame.type === "update") notice = "";
+      }
+      render();
+    },
+    onLink: () => render(),
+    onRefused: (code, message) => {
+      notice = code === "offline" ? t("offline_refused") : t("refused", { msg: message || code });
+      render();
+    },
+    onFatal: (code, message) => {
+      notice = t("error_generic", { msg: message || code });
+      render();
+    },
+  });
+  // Debugging and test hook (docs/web.md): drop the socket as a failing network would.
+  /** @type {any} */ (window).preferans = { dropSocket: () => socket.drop(), socket };
+
+  /** Keep the finished deal's record and result (the server moves on to the next deal at once). @param {TableState} state */
+  function noteDealEnd(state) {
+    const view = state.view;
+    if (view?.phase === "deal_over" && view.result && (!lastDeal || lastDeal.number !== view.deal_number)) {
+      const history = state.sheet?.history ?? [];
+      lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: history[history.length - 1] };
+    }
+    if (view?.deal_number !== undefined && view.phase === "discard") selected.clear();
+  }
+
+  function names() {
+    const seats = socket.state?.seats ?? [];
+    return seats.map((s) => s.user ?? t("free_seat"));
+  }
+
+  function render() {
+    const state = socket.state;
+    const focused = document.activeElement?.getAttribute("data-card");
+    root.replaceChildren(view(state));
+    clocks.attach(root);
+    clocks.paint();
+    if (focused) /** @type {HTMLElement | null} */ (root.querySelector(`button[data-card="${focused}"]:not([disabled])`))?.focus();
+    const mine = Boolean(state && state.legal.length && state.status === "playing");
+    if (mine && !wasMyTurn) yourTurn();
+    wasMyTurn = mine;
+    document.title = mine ? `● ${t("your_turn")} — ${title}` : title;
+  }
+
+  /** @param {TableState | null} state */
+  function view(state) {
+    const banner =
+      socket.link === "reconnecting"
+        ? h("div", { class: "banner warn", role: "alert", "data-banner": "reconnecting" }, t("reconnecting"))
+        : null;
+    if (!state) return h("div", { class: "table-page", "data-table": tableId, "data-connection": socket.link }, banner, h("p", {}, "…"));
+    const model = /** @type {Model} */ ({
+      state,
+      names: names(),
+      mySeat: state.seat,
+      legal: state.status === "playing" ? state.legal : [],
+      canAct: socket.canSend,
+      act: (/** @type {any} */ action) => {
+        if (socket.act(action)) render();
+      },
+      selected,
+      toggle: (/** @type {string} */ card) => {
+        if (selected.has(card)) selected.delete(card);
+        else if (selected.size < 2) selected.add(card);
+        render();
+      },
+      lastDeal,
+    });
+    const v = state.view;
+    const deal = v?.deal;
+    const seatCount = state.seats.length;
+    const order = Array.from({ length: seatCount }, (_, i) => ((state.seat ?? 0) + i) % seatCount);
+    const others = order.filter((s) => s !== state.seat);
+    const myHand = state.seat !== null && deal?.hands?.[String(state.seat)];
+    const status = h(
+      "div",
+      { class: "status-line" },
+      h("span", { class: `status ${state.status}`, "data-status": state.status }, t(`status_${state.status}`)),
+      v ? h("span", {}, t("deal_n", { n: v.deal_number }), " · ", t(`phase_${v.phase}`)) : h("span", {}, t("waiting_players")),
+      deal?.contract ? h("span", { class: "contract" }, `${t("contract")}: ${bidText(deal.contract)}`) : null,
+      state.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
+      v && v.to_act !== null && v.to_act !== undefined && state.status === "playing"
+        ? h("span", { class: "turn-of", "aria-live": "polite" }, v.to_act === state.seat ? t("your_turn") : t("turn_of", { name: model.names[v.to_act] ?? "" }))
+        : null,
+    );
+    const controls = state.status === "playing" && v
+      ? [
+          v.phase === "bidding" || v.phase === "dealer_invitation" ? biddingElement(model) : null,
+          declarerElement(model),
+          whistingElement(model),
+        ]
+      : [];
+    const over = state.outcome
+      ? h(
+          "section",
+          { class: "panel game-over", "data-game-over": state.outcome.reason },
+          h("h3", {}, `${t("game_over")}: ${t(`reason_${state.outcome.reason}`)}`),
+          state.outcome.settlement ? settlementElement(state.outcome.settlement, model.names) : null,
+        )
+      : null;
+    return h(
+      "div",
+      { class: "table-page", "data-table": tableId, "data-version": state.v, "data-connection": socket.link, "data-my-seat": state.seat ?? "" },
+      banner,
+      notice ? h("div", { class: "banner", role: "status", "data-notice": "" }, notice) : null,
+      status,
+      h(
+        "div",
+        { class: "table-layout" },
+        h(
+          "div",
+          { class: "felt" },
+          h("div", { class: "opponents" }, ...others.map((s) => seatElement(model, s))),
+          centreElement(model),
+          ...controls,
+          state.seat !== null ? seatElement(model, state.seat) : null,
+          myHand ? handElement(model, /** @type {number} */ (state.seat), myHand) : null,
+        ),
+        h(
+          "aside",
+          { class: "side" },
+          over,
+          dealEndElement(model),
+          auctionElement(model),
+          state.sheet ? sheetElement(state.sheet, model.names, { mini: true }) : null,
+        ),
+      ),
+    );
+  }
+
+  function yourTurn() {
+    try {
+      const audio = new AudioContext();
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      gain.gain.value = 0.05;
+      tone.frequency.value = 660;
+      tone.connect(gain).connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + 0.12);
+      tone.onended = () => audio.close();
+    } catch {
+      /* no sound allowed yet (no user gesture): the title still flashes */
+    }
+  }
+
+  const unsubscribe = onLangChange(render);
+  socket.start();
+  render();
+  return () => {
+    unsubscribe();
+    socket.stop();
+    clocks.detach();
+    document.title = title;
+    delete (/** @type {any} */ (window).preferans);
+  };
+}

@@ -1,0 +1,53 @@
+"""Hidden information in the browser: every frame a page received and every card its DOM held, checked
+against what RULES.md §12 lets that seat know at that version (the rules as tests/server computes them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.engine import action_from_json
+from app.engine.conventions import Conventions
+from tests.server.conftest import ADMIN, ServerProcess, login
+from tests.server.test_hidden_information import card_texts_in, knowledge, states_after_each_action
+from tests.web.site import Player
+
+
+async def assert_no_leak(server: ServerProcess, table_id: int, players: list[Player]) -> int:
+    """Returns how many frames and DOM reads were checked."""
+    admin = await login(server, ADMIN)
+    try:
+        log_json = await admin.call("GET", f"/api/admin/tables/{table_id}/log")
+    finally:
+        await admin.close()
+    log = [action_from_json(row["action"]) for row in log_json["actions"]]
+    seats = len(players)
+    states = states_after_each_action(
+        log, seats, Conventions.model_validate(log_json["conventions"]), log_json["first_dealer"]
+    )
+    offset = seats + 1  # one version per seat taken and one for the start, then one per action
+
+    def allowed(version: int, seat: int) -> frozenset[str]:
+        state, deal_actions = states[min(max(version - offset, 0), len(log))]
+        return knowledge(state, deal_actions, seat)
+
+    checked = 0
+    own_seen = 0
+    for player in players:
+        version = 0
+        for frame in player.frames:
+            if frame.get("type") in ("snapshot", "update"):
+                version = int(frame["v"])
+            leaked = card_texts_in(frame) - allowed(version, player.seat)
+            assert not leaked, f"seat {player.seat} received {sorted(leaked)} at v{version}: {frame}"
+            checked += 1
+        for version, cards in player.dom:
+            leaked = set(cards) - allowed(version, player.seat)
+            assert not leaked, f"seat {player.seat}'s page showed {sorted(leaked)} at v{version}"
+            own_seen += bool(cards)
+            checked += 1
+    assert own_seen > 10, "the DOM check is vacuous: pages never showed cards"
+    return checked
+
+
+def frames_with_cards(player: Player) -> list[dict[str, Any]]:
+    return [f for f in player.frames if card_texts_in(f)]

@@ -1,0 +1,94 @@
+"""Three and four browsers register, sit from the lobby and play whole deals by clicking (issue 10)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.async_api import Browser
+
+from tests.server.conftest import ServerProcess
+from tests.web.hidden import assert_no_leak
+from tests.web.site import (
+    Observer,
+    Player,
+    assert_sheets_match,
+    open_player,
+    open_table,
+    play_deal,
+    sit_from_lobby,
+)
+
+
+async def _seat_everyone(browser: Browser, server: ServerProcess, seats: int, overrides: dict[str, object]):  # type: ignore[no-untyped-def]
+    table_id, operator = await open_table(server, seats, overrides)
+    observer = Observer(operator, table_id)
+    await observer.start()
+    players = [await open_player(browser, server) for _ in range(seats)]
+    for seat, player in enumerate(players):
+        await sit_from_lobby(player, table_id, seat)
+    await observer.wait(lambda s: s["status"] == "playing" and s["view"]["phase"] == "bidding")
+    return table_id, operator, observer, players
+
+
+async def _deal_end_checks(players: list[Player], observer: Observer, shots: Path, label: str) -> None:
+    sheet = observer.client.sheet
+    assert sheet is not None
+    await assert_sheets_match(players, sheet)
+    for player in players:
+        words = await player.page.text_content("[data-result]")
+        assert words and words.strip()
+        await player.page.screenshot(path=str(shots / f"{label}-end-seat{player.seat}.png"), full_page=True)
+
+
+async def test_three_players_play_a_whist_game_a_misere_and_an_all_pass_by_clicking(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    table_id, operator, observer, players = await _seat_everyone(
+        browser, sqlite_server, 3, {"pool_size": 30, "deal_time": 120, "reserve_time": 600}
+    )
+    try:
+        end = await play_deal(players, observer, "game", artifacts)
+        assert end["result"]["type"] == "game" and end["result"]["calls"]
+        assert len({seat for seat, c in end["result"]["calls"] if c == "whist"}) == 1  # a lone whister
+        assert end["result"]["play"] == "open"
+        await _deal_end_checks(players, observer, artifacts, "game")
+        history_lines = len(observer.client.sheet["history"])  # type: ignore[index]
+
+        end = await play_deal(players, observer, "misere", artifacts)
+        assert end["result"]["type"] == "misere"
+        await _deal_end_checks(players, observer, artifacts, "misere")
+
+        end = await play_deal(players, observer, "allpass", artifacts)
+        assert end["result"]["type"] == "allpass"
+        await _deal_end_checks(players, observer, artifacts, "allpass")
+        assert len(observer.client.sheet["history"]) == history_lines + 2  # type: ignore[index]
+
+        checked = await assert_no_leak(sqlite_server, table_id, players)
+        assert checked > 200
+        for player in players:
+            assert not player.errors, player.errors
+    finally:
+        await observer.stop()
+        await operator.close()
+
+
+async def test_four_players_dealer_whists_by_clicking(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    """RULES §4.8: both defenders pass, the 4-seat dealer is asked last and whists, then plays the open
+    defender hands from his page."""
+    table_id, operator, observer, players = await _seat_everyone(
+        browser, sqlite_server, 4, {"pool_size": 30, "deal_time": 120, "reserve_time": 600}
+    )
+    try:
+        end = await play_deal(players, observer, "dealer_whist", artifacts)
+        result = end["result"]
+        assert result["type"] == "game"
+        assert [seat for seat, call in result["calls"] if call == "whist"] == [end["dealer"]]
+        await _deal_end_checks(players, observer, artifacts, "dealer-whist")
+        await assert_no_leak(sqlite_server, table_id, players)
+        for player in players:
+            assert not player.errors, player.errors
+    finally:
+        await observer.stop()
+        await operator.close()
