@@ -31,6 +31,7 @@ class Player:
     frames: list[dict[str, Any]] = field(default_factory=list)  # every websocket frame the page received
     errors: list[str] = field(default_factory=list)  # uncaught page errors
     dom: list[tuple[int, list[str]]] = field(default_factory=list)  # (version shown, its data-card values)
+    clock_notes: list[str] = field(default_factory=list)  # clock notes seen (misère bonus, deal reset)
     seat: int = -1
 
     async def version(self) -> int:
@@ -46,11 +47,13 @@ class Player:
 
     async def record_dom(self) -> None:
         """The version the page shows and every card it holds in its DOM (one atomic read)."""
-        version, cards = await self.page.evaluate(
+        version, cards, notes = await self.page.evaluate(
             """() => [Number(document.querySelector('[data-table]')?.dataset.version ?? -1),
-                     [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card)]"""
+                     [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card),
+                     [...document.querySelectorAll('[data-clock-seat] .note')].map(e => e.textContent)]"""
         )
         self.dom.append((version, cards))
+        self.clock_notes.extend(note for note in notes if note)
 
 
 async def open_player(browser: Browser, server: ServerProcess, width: int = 1280) -> Player:
@@ -89,6 +92,27 @@ async def sit_from_lobby(player: Player, table_id: int, seat: int) -> None:
     await button.click()
     await page.wait_for_selector(f'[data-table="{table_id}"][data-version]')
     player.seat = seat
+
+
+async def seat_players(
+    browser: Browser,
+    server: ServerProcess,
+    seats: int,
+    overrides: dict[str, Any],
+    phone_seat: int | None = None,
+) -> tuple[int, Api, Observer, list[Player]]:
+    """A fresh table; every player registers in a browser and sits from the lobby; the game starts.
+    ``phone_seat`` plays in a 375 px wide window."""
+    table_id, operator = await open_table(server, seats, overrides)
+    observer = Observer(operator, table_id)
+    await observer.start()
+    players = [
+        await open_player(browser, server, width=375 if i == phone_seat else 1280) for i in range(seats)
+    ]
+    for seat, player in enumerate(players):
+        await sit_from_lobby(player, table_id, seat)
+    await observer.wait(lambda s: s["status"] == "playing" and s["view"]["phase"] == "bidding")
+    return table_id, operator, observer, players
 
 
 class Observer:
@@ -193,7 +217,15 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
         assert await click_enabled(page, '[data-play="open"]')
         return "open"
     if phase == "play":
-        assert await click_enabled(page, "[data-hand-seat] button[data-card]"), "no playable card"
+        cards = page.locator("[data-hand-seat] button[data-card]:not([disabled])")
+        assert await cards.count(), "no playable card"
+        if plan == "misere":  # the keyboard: arrows move between the playable cards, Enter plays
+            await cards.first.focus()
+            await page.keyboard.press("ArrowRight")
+            await page.keyboard.press("ArrowLeft")
+            await page.keyboard.press("Enter")
+            return "card (keyboard)"
+        await cards.first.click()
         return "card"
     raise AssertionError(f"no plan for phase {phase}")
 

@@ -8,26 +8,7 @@ from playwright.async_api import Browser
 
 from tests.server.conftest import ServerProcess
 from tests.web.hidden import assert_no_leak
-from tests.web.site import (
-    Observer,
-    Player,
-    assert_sheets_match,
-    open_player,
-    open_table,
-    play_deal,
-    sit_from_lobby,
-)
-
-
-async def _seat_everyone(browser: Browser, server: ServerProcess, seats: int, overrides: dict[str, object]):  # type: ignore[no-untyped-def]
-    table_id, operator = await open_table(server, seats, overrides)
-    observer = Observer(operator, table_id)
-    await observer.start()
-    players = [await open_player(browser, server) for _ in range(seats)]
-    for seat, player in enumerate(players):
-        await sit_from_lobby(player, table_id, seat)
-    await observer.wait(lambda s: s["status"] == "playing" and s["view"]["phase"] == "bidding")
-    return table_id, operator, observer, players
+from tests.web.site import Observer, Player, assert_sheets_match, play_deal, seat_players
 
 
 async def _deal_end_checks(players: list[Player], observer: Observer, shots: Path, label: str) -> None:
@@ -37,14 +18,17 @@ async def _deal_end_checks(players: list[Player], observer: Observer, shots: Pat
     for player in players:
         words = await player.page.text_content("[data-result]")
         assert words and words.strip()
+        # Usable at 375 px: nothing sticks out sideways.
+        overflow = await player.page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+        assert overflow <= 1, f"seat {player.seat}: {overflow}px wider than the window"
         await player.page.screenshot(path=str(shots / f"{label}-end-seat{player.seat}.png"), full_page=True)
 
 
 async def test_three_players_play_a_whist_game_a_misere_and_an_all_pass_by_clicking(
     sqlite_server: ServerProcess, browser: Browser, artifacts: Path
 ) -> None:
-    table_id, operator, observer, players = await _seat_everyone(
-        browser, sqlite_server, 3, {"pool_size": 30, "deal_time": 120, "reserve_time": 600}
+    table_id, operator, observer, players = await seat_players(
+        browser, sqlite_server, 3, {"pool_size": 30, "deal_time": 120, "reserve_time": 600}, phone_seat=2
     )
     try:
         end = await play_deal(players, observer, "game", artifacts)
@@ -56,6 +40,10 @@ async def test_three_players_play_a_whist_game_a_misere_and_an_all_pass_by_click
 
         end = await play_deal(players, observer, "misere", artifacts)
         assert end["result"]["type"] == "misere"
+        # RULES §8: the misère bonus is added to every seat's deal time, and the clocks say so.
+        assert any("+300" in note for p in players for note in p.clock_notes), [
+            p.clock_notes for p in players
+        ]
         await _deal_end_checks(players, observer, artifacts, "misere")
 
         end = await play_deal(players, observer, "allpass", artifacts)
@@ -77,8 +65,8 @@ async def test_four_players_dealer_whists_by_clicking(
 ) -> None:
     """RULES §4.8: both defenders pass, the 4-seat dealer is asked last and whists, then plays the open
     defender hands from his page."""
-    table_id, operator, observer, players = await _seat_everyone(
-        browser, sqlite_server, 4, {"pool_size": 30, "deal_time": 120, "reserve_time": 600}
+    table_id, operator, observer, players = await seat_players(
+        browser, sqlite_server, 4, {"pool_size": 30, "deal_time": 120, "reserve_time": 600}, phone_seat=2
     )
     try:
         end = await play_deal(players, observer, "dealer_whist", artifacts)
