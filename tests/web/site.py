@@ -111,7 +111,7 @@ async def seat_players(
     ]
     for seat, player in enumerate(players):
         await sit_from_lobby(player, table_id, seat)
-    await observer.wait(lambda s: s["status"] == "playing" and s["view"]["phase"] == "bidding")
+    await observer.wait(lambda s: s["status"] != "waiting")
     return table_id, operator, observer, players
 
 

@@ -98,37 +98,37 @@ export function sheetElement(sheet, names, options = {}) {
   sectors(n).forEach((s, seat) => {
     const side = Math.abs(Math.cos((s.mid * Math.PI) / 180)) > 0.7; // left or right: text runs vertically
     const rotate = side ? (Math.cos((s.mid * Math.PI) / 180) > 0 ? -90 : 90) : 0;
-    const band = (/** @type {number} */ outer, /** @type {number} */ inner, /** @type {number} */ shift = 0) => {
-      const [x, y] = onSquare(s.mid, (outer + inner) / 2);
-      // Shift along the side of the square (perpendicular to the bisector).
-      const rad = ((s.mid + 90) * Math.PI) / 180;
-      return [x + Math.cos(rad) * shift, y + Math.sin(rad) * shift];
+    /** A point at square radius r on the bisector, moved `shift` along the side of the square. */
+    const at = (/** @type {number} */ r, /** @type {number} */ shift = 0) => {
+      const [x, y] = onSquare(s.mid, r);
+      return side ? [x, y + shift] : [x + shift, y];
     };
     const group = [];
     const opponents = Array.from({ length: n }, (_, j) => j).filter((j) => j !== seat);
     const whistAttrs = opponents.map((j) => `data-whists-on-${j}="${sheet.whists[seat][j]}"`).join(" ");
     group.push(`<g data-sheet-seat="${seat}" data-pool="${sheet.pools[seat]}" data-mountain="${sheet.mountains[seat]}" ${whistAttrs}>`);
     group.push(`<title>${esc(names[seat] ?? "")}</title>`);
-    const width = 2 * RINGS[1] * (n === 4 ? 0.9 : 0.8);
+    const width = 2 * RINGS[1] * 0.8;
     opponents.forEach((j, k) => {
       const shift = (k - (opponents.length - 1) / 2) * (width / opponents.length);
-      const [x, y] = band(RINGS[0], RINGS[1], shift);
-      group.push(`<g class="whists" data-whists-on="${j}"><text class="on" x="${x}" y="${y - 12}" text-anchor="middle" transform="rotate(${rotate} ${x} ${y})">${esc(t("whists_on", { name: names[j] ?? String(j) }))}</text>`);
-      group.push(figures(cols.whists[seat][j], x, y + 8, rotate, sheet, "figure"));
+      const [lx, ly] = at(RINGS[0] - 12, shift);
+      const [fx, fy] = at((RINGS[0] + RINGS[1]) / 2 - 4, shift);
+      group.push(`<g class="whists" data-whists-on="${j}"><text class="on" x="${lx}" y="${ly}" text-anchor="middle" dominant-baseline="middle" transform="rotate(${rotate} ${lx} ${ly})">${esc(t("whists_on", { name: names[j] ?? String(j) }))}</text>`);
+      group.push(figures(cols.whists[seat][j], fx, fy, rotate, sheet, "figure"));
       group.push("</g>");
     });
-    const [px, py] = band(RINGS[1], RINGS[2]);
+    const [px, py] = at((RINGS[1] + RINGS[2]) / 2);
     group.push(figures(cols.pool[seat], px, py, rotate, sheet, "figure pool"));
-    const [mx, my] = band(RINGS[2], RINGS[3]);
+    const [mx, my] = at((RINGS[2] + RINGS[3]) / 2);
     group.push(figures(cols.mountain[seat], mx, my, rotate, sheet, "figure mountain"));
-    const [nx, ny] = band(RINGS[0], RINGS[0] + 2, 0);
+    const [nx, ny] = at(RINGS[0] + 12);
     group.push(`<text class="seat-name" x="${nx}" y="${ny}" text-anchor="middle" dominant-baseline="middle" transform="rotate(${rotate} ${nx} ${ny})">${esc(names[seat] ?? "")}</text>`);
     group.push("</g>");
     parts.push(group.join(""));
   });
   const label = `${t("sheet")}: ` + names.map((name, i) => `${name} ${t("pool")} ${sheet.pools[i]}, ${t("mountain")} ${sheet.mountains[i]}`).join("; ");
   const drawing = svg(
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="-8 -8 ${SIZE + 16} ${SIZE + 16}" class="sheet-svg" role="img" aria-label="${esc(label)}">${parts.join("")}</svg>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="-22 -22 ${SIZE + 44} ${SIZE + 44}" class="sheet-svg" role="img" aria-label="${esc(label)}">${parts.join("")}</svg>`,
   );
   const caption = h("p", { class: "sheet-caption", "aria-live": "polite" });
   drawing.addEventListener("click", (event) => {
