@@ -179,22 +179,26 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
     """Make the planned move for this deal kind by clicking in the player's page; returns what it did.
 
     Plans: ``game`` (first bidder 6♠, the first defender whists, the other passes, open play), ``misere``
-    (first bidder misère), ``allpass`` (all pass), ``dealer_whist`` (4 seats: 6♠, both defenders pass, the
-    dealer whists).
+    (first bidder misère, played with the keyboard), ``allpass`` (all pass), ``dealer_whist`` (4 seats:
+    6♠, both defenders pass, the dealer looks at a hand and whists), ``invite`` (4 seats: the first
+    bidder invites the dealer to misère, the dealer accepts).
     """
     page = player.page
     deal = view["deal"]
     phase = view["phase"]
     nobody_bid = all(bid is None for _, bid in deal["auction"])
     if phase == "bidding":
+        if plan == "invite" and nobody_bid and await click_enabled(page, '[data-action="invite"]'):
+            return "invite"
         wanted = {"game": "6s", "dealer_whist": "6s", "misere": "misere"}.get(plan)
         if wanted and nobody_bid and await click_enabled(page, f'[data-bid="{wanted}"]'):
             return f"bid {wanted}"
         assert await click_enabled(page, '[data-bid="pass"]'), "pass must always be enabled in bidding"
         return "pass"
     if phase == "dealer_invitation":
-        assert await click_enabled(page, '[data-action="decline"]')
-        return "decline"
+        answer = "accept" if plan == "invite" else "decline"
+        assert await click_enabled(page, f'[data-action="{answer}"]')
+        return answer
     if phase == "discard":
         hand = page.locator(f'[data-hand-seat="{player.seat}"] button[data-card]:not([disabled])')
         assert await hand.count() == 12
@@ -208,6 +212,8 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
     if phase == "whisting":
         whisted = any(call == "whist" for _, call in deal["calls"])
         dealer = view["seats"] == 4 and view["dealer"] == player.seat
+        if plan == "dealer_whist" and dealer and await click_enabled(page, '[data-action="look"]'):
+            return "look"  # §4.8: the dealer may look at one defender's hand before answering
         want = ("whist" if dealer else "pass") if plan == "dealer_whist" else ("pass" if whisted else "whist")
         if await click_enabled(page, f'[data-call="{want}"]'):
             return want

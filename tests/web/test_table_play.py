@@ -6,7 +6,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser
 
-from tests.server.conftest import ServerProcess
+from tests.server.conftest import ADMIN, ServerProcess, login
 from tests.web.hidden import assert_no_leak
 from tests.web.site import Observer, Player, assert_sheets_match, play_deal, seat_players
 
@@ -60,11 +60,11 @@ async def test_three_players_play_a_whist_game_a_misere_and_an_all_pass_by_click
         await operator.close()
 
 
-async def test_four_players_dealer_whists_by_clicking(
+async def test_four_players_dealer_whist_and_misere_for_two_by_clicking(
     sqlite_server: ServerProcess, browser: Browser, artifacts: Path
 ) -> None:
-    """RULES §4.8: both defenders pass, the 4-seat dealer is asked last and whists, then plays the open
-    defender hands from his page."""
+    """RULES §4.8: both defenders pass, the 4-seat dealer is asked last, looks at a hand and whists, then
+    plays the open defender hands from his page; then a misère for two with the dealer (§3.3)."""
     table_id, operator, observer, players = await seat_players(
         browser, sqlite_server, 4, {"pool_size": 30, "deal_time": 120, "reserve_time": 600}, phone_seat=2
     )
@@ -74,7 +74,17 @@ async def test_four_players_dealer_whists_by_clicking(
         assert result["type"] == "game"
         assert [seat for seat, call in result["calls"] if call == "whist"] == [end["dealer"]]
         await _deal_end_checks(players, observer, artifacts, "dealer-whist")
+
+        # §3.3: misère for two — the first bidder invites the dealer (who sees that hand), who accepts.
+        end = await play_deal(players, observer, "invite", artifacts)
+        assert end["result"]["type"] == "misere" and end["result"]["partner"] == end["dealer"]
+        await _deal_end_checks(players, observer, artifacts, "invite")
         await assert_no_leak(sqlite_server, table_id, players)
+        admin = await login(sqlite_server, ADMIN)
+        log = await admin.call("GET", f"/api/admin/tables/{table_id}/log")
+        await admin.close()
+        kinds = [row["action"]["type"] for row in log["actions"]]
+        assert "dealer_look" in kinds and "invite_dealer" in kinds and "answer_invitation" in kinds
         for player in players:
             assert not player.errors, player.errors
     finally:
