@@ -13,14 +13,14 @@ from tests.web.site import Player
 
 
 async def assert_no_leak(server: ServerProcess, table_id: int, players: list[Player]) -> int:
-    """Returns how many frames and DOM reads were checked."""
+    """Returns how many frames and DOM reads were checked; a spectator (seat None) sees only the public."""
     admin = await login(server, ADMIN)
     try:
         log_json = await admin.call("GET", f"/api/admin/tables/{table_id}/log")
     finally:
         await admin.close()
     log = [action_from_json(row["action"]) for row in log_json["actions"]]
-    seats = len(players)
+    seats = int(log_json["seats"])
     states = states_after_each_action(
         log, seats, Conventions.model_validate(log_json["conventions"]), log_json["first_dealer"]
     )

@@ -32,7 +32,7 @@ class Player:
     errors: list[str] = field(default_factory=list)  # uncaught page errors
     dom: list[tuple[int, list[str]]] = field(default_factory=list)  # (version shown, its data-card values)
     clock_notes: list[str] = field(default_factory=list)  # clock notes seen (misère bonus, deal reset)
-    seat: int = -1
+    seat: int | None = None  # None: a spectator
 
     async def version(self) -> int:
         value = await self.page.get_attribute("[data-table]", "data-version")
@@ -113,6 +113,14 @@ async def seat_players(
         await sit_from_lobby(player, table_id, seat)
     await observer.wait(lambda s: s["status"] != "waiting")
     return table_id, operator, observer, players
+
+
+async def open_spectator(browser: Browser, server: ServerProcess, table_id: int) -> Player:
+    """A registered user who is not seated opens the table from the lobby's "watch" link."""
+    player = await open_player(browser, server)
+    await player.page.click(f'[data-action=watch][data-table="{table_id}"]')
+    await player.page.wait_for_selector(f'[data-table="{table_id}"][data-version]')
+    return player
 
 
 class Observer:

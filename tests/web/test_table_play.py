@@ -8,7 +8,7 @@ from playwright.async_api import Browser
 
 from tests.server.conftest import ADMIN, ServerProcess, login
 from tests.web.hidden import assert_no_leak
-from tests.web.site import Observer, Player, assert_sheets_match, play_deal, seat_players
+from tests.web.site import Observer, Player, assert_sheets_match, open_spectator, play_deal, seat_players
 
 
 async def _deal_end_checks(players: list[Player], observer: Observer, shots: Path, label: str) -> None:
@@ -30,30 +30,33 @@ async def test_three_players_play_a_whist_game_a_misere_and_an_all_pass_by_click
     table_id, operator, observer, players = await seat_players(
         browser, sqlite_server, 3, {"pool_size": 30, "deal_time": 120, "reserve_time": 600}, phone_seat=2
     )
+    watcher = await open_spectator(browser, sqlite_server, table_id)
+    pages = [*players, watcher]
     try:
-        end = await play_deal(players, observer, "game", artifacts)
+        assert await watcher.page.locator("[data-hand-seat]").count() == 0  # a spectator sees no hand
+        end = await play_deal(pages, observer, "game", artifacts)
         assert end["result"]["type"] == "game" and end["result"]["calls"]
         assert len({seat for seat, c in end["result"]["calls"] if c == "whist"}) == 1  # a lone whister
         assert end["result"]["play"] == "open"
-        await _deal_end_checks(players, observer, artifacts, "game")
+        await _deal_end_checks(pages, observer, artifacts, "game")
         history_lines = len(observer.client.sheet["history"])  # type: ignore[index]
 
-        end = await play_deal(players, observer, "misere", artifacts)
+        end = await play_deal(pages, observer, "misere", artifacts)
         assert end["result"]["type"] == "misere"
         # RULES §8: the misère bonus is added to every seat's deal time, and the clocks say so.
         assert any("+300" in note for p in players for note in p.clock_notes), [
             p.clock_notes for p in players
         ]
-        await _deal_end_checks(players, observer, artifacts, "misere")
+        await _deal_end_checks(pages, observer, artifacts, "misere")
 
-        end = await play_deal(players, observer, "allpass", artifacts)
+        end = await play_deal(pages, observer, "allpass", artifacts)
         assert end["result"]["type"] == "allpass"
-        await _deal_end_checks(players, observer, artifacts, "allpass")
+        await _deal_end_checks(pages, observer, artifacts, "allpass")
         assert len(observer.client.sheet["history"]) == history_lines + 2  # type: ignore[index]
 
-        checked = await assert_no_leak(sqlite_server, table_id, players)
+        checked = await assert_no_leak(sqlite_server, table_id, pages)
         assert checked > 200
-        for player in players:
+        for player in pages:
             assert not player.errors, player.errors
     finally:
         await observer.stop()
