@@ -7,7 +7,8 @@ from pathlib import Path
 from playwright.async_api import Browser
 
 from tests.server.conftest import ServerProcess
-from tests.web.site import seat_players
+from tests.web.hidden import assert_no_leak
+from tests.web.site import open_player, open_table, seat_players, sit_from_lobby
 
 
 async def test_my_games_shows_the_sheet_settlement_and_deals_and_the_language_sticks(
@@ -18,6 +19,8 @@ async def test_my_games_shows_the_sheet_settlement_and_deals_and_the_language_st
     table_id, operator, observer, players = await seat_players(browser, sqlite_server, 3, overrides)
     try:
         await observer.wait(lambda s: s["status"] != "playing", timeout=60)
+        # The whole game, to its end: no frame any page received held a card its seat may not see.
+        await assert_no_leak(sqlite_server, table_id, players, dom_recorded=False)
         history = await operator.call("GET", f"/api/tables/{table_id}/history")
         sheet = history["sheet"]
         page = players[0].page
@@ -64,4 +67,33 @@ async def test_my_games_shows_the_sheet_settlement_and_deals_and_the_language_st
             assert not player.errors, player.errors
     finally:
         await observer.stop()
+        await operator.close()
+
+
+async def test_sit_and_leave_at_the_table_page_then_the_game_starts_there(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    table_id, operator = await open_table(sqlite_server, 3, {"pool_size": 10})
+    try:
+        first = await open_player(browser, sqlite_server)
+        page = first.page
+        await page.click(f'[data-action=watch][data-table="{table_id}"]')
+        await page.wait_for_selector('[data-table][data-my-seat=""] [data-status="waiting"]')
+        await page.click('[data-seat="0"] [data-action="sit"]')
+        await page.wait_for_selector('[data-table][data-my-seat="0"]')
+        await page.click('[data-action="leave"]')
+        await page.wait_for_selector('[data-table][data-my-seat=""]')
+        await page.click('[data-seat="1"] [data-action="sit"]')
+        await page.wait_for_selector('[data-table][data-my-seat="1"]')
+        others = [await open_player(browser, sqlite_server) for _ in range(2)]
+        for seat, player in zip((0, 2), others, strict=True):
+            await sit_from_lobby(player, table_id, seat)
+        await page.wait_for_selector('[data-status="playing"]')
+        await page.wait_for_selector('[data-hand-seat="1"] [data-card] >> nth=9')
+        for seat, player in enumerate((others[0], first, others[1])):
+            assert await player.page.text_content(f'[data-seat="{seat}"] .name')
+        await page.screenshot(path=str(artifacts / "seated-at-table.png"))
+        for player in (first, *others):
+            assert not player.errors, player.errors
+    finally:
         await operator.close()

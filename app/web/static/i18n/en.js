@@ -14,6 +14,7 @@ export default {
   no_rooms: "No rooms yet: an operator opens them.",
   table: "Table",
   seats_n: "{n} players",
+  leave: "Leave the table",
   sit: "Sit",
   watch: "Watch",
   open_table: "Go to table",

@@ -57,6 +57,11 @@ export class TableSocket {
     this.setLink("closed");
   }
 
+  /** Ask for a fresh snapshot (after sitting down or leaving: the connection's seat changed). */
+  resync() {
+    if (this.ws && this.link === "online") this.ws.send(JSON.stringify({ type: "resync", v: this.state?.v ?? null }));
+  }
+
   /** Test and debugging hook: drop the socket as a network failure would. */
   drop() {
     this.ws?.close(4000, "dropped");

@@ -1,5 +1,5 @@
 /** The table page: one socket, the panels re-rendered from each new state, the clocks ticking between. */
-import { session } from "../api.js";
+import { call, session } from "../api.js";
 import { bidText } from "../cards.js";
 import { Clocks } from "../clocks.js";
 import { h } from "../dom.js";
@@ -33,6 +33,11 @@ export function mount(root, params) {
 
   const socket = new TableSocket(tableId, user.token, {
     onState: (state, frame) => {
+      if (frame.type === "update" && state.seat === null) {
+        // Seated from another tab or the lobby meanwhile: a snapshot brings this connection's seat.
+        const seated = frame.events.some((/** @type {any} */ e) => e.kind === "seated" && e.data.user === user.name);
+        if (seated) socket.resync();
+      }
       if (frame.type === "snapshot" || frame.type === "update") {
         noteDealEnd(state);
         clocks.update(state.clock, state.receivedAt);
@@ -104,6 +109,8 @@ export function mount(root, params) {
         render();
       },
       lastDeal,
+      sit: (/** @type {number} */ seat) => seatCall("sit", { seat }),
+      leave: () => seatCall("leave", {}),
     });
     const v = state.view;
     const deal = v?.deal;
@@ -165,6 +172,17 @@ export function mount(root, params) {
         ),
       ),
     );
+  }
+
+  /** Sit down or leave (REST), then take the connection's new seat from a fresh snapshot. */
+  async function seatCall(/** @type {string} */ what, /** @type {any} */ body) {
+    try {
+      await call("POST", `/api/tables/${tableId}/${what}`, body);
+      socket.resync();
+    } catch (exc) {
+      notice = t("refused", { msg: String(/** @type {Error} */ (exc).message) });
+      render();
+    }
   }
 
   function yourTurn() {

@@ -11,6 +11,8 @@
  *   selected: Set<string>,
  *   toggle: (card: string) => void,
  *   lastDeal: {number: number, result: any, record: any, line: any} | null,
+ *   sit: (seat: number) => void,
+ *   leave: () => void,
  * }} Model
  */
 

@@ -41,6 +41,7 @@ export function seatElement(model, seat) {
       h("span", { class: `dot ${info?.connected ? "on" : "off"}`, title: t(info?.connected ? "online" : "offline"), "aria-label": t(info?.connected ? "online" : "offline") }),
       h("strong", { class: "name" }, name + (own ? ` (${t("you")})` : "")),
       ...badges,
+      waitingSeatControl(model, seat),
     ),
     h(
       "div",
@@ -51,6 +52,19 @@ export function seatElement(model, seat) {
     ),
     own ? null : shown ? handElement(model, seat, shown) : size ? h("div", { class: "backs", "aria-hidden": "true" }, ...Array.from({ length: Math.min(size, 12) }, cardBack)) : null,
   );
+}
+
+/** While the table waits: sit on a free seat, or leave one's own. @param {Model} model @param {number} seat */
+function waitingSeatControl(model, seat) {
+  if (model.state.status !== "waiting") return null;
+  const info = model.state.seats[seat];
+  if (!info?.user && model.mySeat === null) {
+    return h("button", { type: "button", "data-action": "sit", "data-seat": seat, onclick: () => model.sit(seat) }, t("sit"));
+  }
+  if (seat === model.mySeat) {
+    return h("button", { type: "button", "data-action": "leave", onclick: () => model.leave() }, t("leave"));
+  }
+  return null;
 }
 
 /** @param {string} call */
