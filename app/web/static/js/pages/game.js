@@ -16,7 +16,10 @@ export function mount(root, params) {
   const render = () => {
     if (!history) return root.replaceChildren(h("p", {}, "…"));
     const sheet = history.sheet;
+    // Each scored deal wrote one line with its result, in order (an interrupted deal may have none).
     const lines = (sheet?.history ?? []).filter((/** @type {any} */ l) => l.result);
+    let next = 0;
+    const lineOf = (/** @type {any} */ result) => (lines[next]?.result?.type === result?.type ? lines[next++] : null);
     const name = (/** @type {number} */ s) => names[s] ?? `#${s}`;
     root.replaceChildren(
       h(
@@ -29,14 +32,14 @@ export function mount(root, params) {
         h(
           "ol",
           { class: "deal-list" },
-          ...history.deals.map((/** @type {any} */ d, /** @type {number} */ i) =>
+          ...history.deals.map((/** @type {any} */ d) =>
             h(
               "li",
               { "data-deal": d.deal },
               h(
                 "details",
                 {},
-                h("summary", {}, `${t("deal_n", { n: d.deal })}: ${resultWords(d.result, lines[i], name)}`),
+                h("summary", {}, `${t("deal_n", { n: d.deal })}: ${resultWords(d.result, lineOf(d.result), name)}`),
                 ...Object.entries(d.record?.record?.hands ?? {}).map(([seat, cards]) =>
                   h("div", { class: "reveal-hand" }, h("span", { class: "label" }, name(Number(seat))), ...sortHand(/** @type {string[]} */ (cards)).map((c) => cardElement(c))),
                 ),

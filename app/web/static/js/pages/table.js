@@ -39,7 +39,7 @@ export function mount(root, params) {
         if (seated) socket.resync();
       }
       if (frame.type === "snapshot" || frame.type === "update") {
-        noteDealEnd(state);
+        noteDealEnd(state, frame);
         clocks.update(state.clock, state.receivedAt);
         if (frame.type === "update") notice = "";
       }
@@ -58,12 +58,17 @@ export function mount(root, params) {
   // Debugging and test hook (docs/web.md): drop the socket as a failing network would.
   /** @type {any} */ (window).preferans = { dropSocket: () => socket.drop(), socket };
 
-  /** Keep the finished deal's record and result (the server moves on to the next deal at once). @param {TableState} state */
-  function noteDealEnd(state) {
+  /**
+   * Keep the finished deal's record and result (the server moves on to the next deal at once), with the
+   * sheet's line for it: the last deal line of the sheet that came with the deal's end.
+   * @param {TableState} state @param {any} frame
+   */
+  function noteDealEnd(state, frame) {
     const view = state.view;
     if (view?.phase === "deal_over" && view.result && (!lastDeal || lastDeal.number !== view.deal_number)) {
-      const history = state.sheet?.history ?? [];
-      lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: history[history.length - 1] };
+      const lines = /** @type {any[]} */ (frame.sheet?.history ?? []).filter((line) => line.result);
+      const line = lines.length && lines[lines.length - 1].result.type === view.result.type ? lines[lines.length - 1] : null;
+      lastDeal = { number: view.deal_number, result: view.result, record: view.record, line };
     }
     if (view?.deal_number !== undefined && view.phase === "discard") selected.clear();
   }

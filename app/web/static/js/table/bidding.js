@@ -44,7 +44,9 @@ export function biddingElement(model) {
         }),
       ),
     );
-  const noTalonLegal = [...bids.keys()].some((b) => b.endsWith("-nt"));
+  // The no-talon ladder folds away unless it is all that is left to bid (its summary says how many).
+  const noTalonBids = [...bids.keys()].filter((b) => b.endsWith("-nt") && b !== "misere-nt");
+  const onlyNoTalon = noTalonBids.length > 0 && [...bids.keys()].every((b) => b.endsWith("-nt") || b === highest);
   return h(
     "section",
     { class: "panel bidding", "aria-label": t("bidding_box") },
@@ -58,7 +60,12 @@ export function biddingElement(model) {
       button("misere-nt", bids.get("misere-nt"), `${t("misere")} ${t("without_talon")}`, "misere"),
     ),
     grid(false),
-    h("details", { class: "no-talon", open: noTalonLegal || undefined }, h("summary", {}, t("without_talon")), grid(true)),
+    h(
+      "details",
+      { class: "no-talon", open: onlyNoTalon || undefined },
+      h("summary", {}, `${t("without_talon")} (${noTalonBids.length})`),
+      grid(true),
+    ),
     invitationControls(model),
   );
 }
