@@ -69,6 +69,15 @@ async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
         seat = state["view"]["to_act"]
         player = players[seat]
         page = player.page
+        # Only the legal bids are enabled (RULES §2: no jumps, so 6♠ and 6♠ without talon open the ladder);
+        # the no-talon ladder unfolds on demand and stays unfolded across re-renders.
+        await page.wait_for_selector(f'[data-seat="{seat}"][data-turn="true"]')
+        assert await page.locator('[data-bid="6s"]:not([disabled])').count() == 1
+        assert await page.locator('[data-bid="7s"][disabled]').count() == 1
+        assert await page.locator('[data-bid="hold"][disabled]').count() == 1
+        await page.click('[data-action="no-talon"]')
+        assert await page.locator('[data-bid="6s-nt"]:not([disabled])').is_visible()
+        assert await page.locator('[data-bid="7s-nt"][disabled]').count() == 1
         await page.evaluate("() => window.preferans.dropSocket()")
         await page.wait_for_selector('[data-banner="reconnecting"]', timeout=5000)
         # While the banner shows, nothing can be clicked (one read of the DOM: the page may be back already).
@@ -80,6 +89,7 @@ async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
         await page.screenshot(path=str(artifacts / "reconnecting.png"))
         await page.wait_for_selector('[data-table][data-connection="online"]', timeout=10000)
         assert await page.locator('[data-banner="reconnecting"]').count() == 0
+        assert await page.locator('[data-bid="6s-nt"]').is_visible()
         # The game goes on from the reconnected page, and the move is applied exactly once.
         assert await click_enabled(page, '[data-bid="pass"]')
         after = await observer.wait(lambda s: s["v"] > state["v"])

@@ -7,6 +7,8 @@ import { legalOf, nameOf } from "./model.js";
 /** @typedef {import("./model.js").Model} Model */
 
 const STRAINS = ["s", "c", "d", "h", "n"];
+// The player's own choice to unfold the no-talon ladder survives the panel's re-renders.
+let noTalonOpen = false;
 const LEVELS = [6, 7, 8, 9, 10];
 
 /** @param {Model} model */
@@ -62,8 +64,14 @@ export function biddingElement(model) {
     grid(false),
     h(
       "details",
-      { class: "no-talon", open: onlyNoTalon || undefined },
-      h("summary", {}, `${t("without_talon")} (${noTalonBids.length})`),
+      {
+        class: "no-talon",
+        open: onlyNoTalon || noTalonOpen || undefined,
+        ontoggle: (/** @type {Event} */ e) => {
+          noTalonOpen = /** @type {HTMLDetailsElement} */ (e.currentTarget).open;
+        },
+      },
+      h("summary", { "data-action": "no-talon" }, `${t("without_talon")} (${noTalonBids.length})`),
       grid(true),
     ),
     invitationControls(model),
