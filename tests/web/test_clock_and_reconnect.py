@@ -75,6 +75,15 @@ async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
         assert await page.locator('[data-bid="6s"]:not([disabled])').count() == 1
         assert await page.locator('[data-bid="7s"][disabled]').count() == 1
         assert await page.locator('[data-bid="hold"][disabled]').count() == 1
+        # The title flashes for the seat to act only; every control has an accessible name.
+        assert (await page.title()).startswith("●")
+        assert not (await players[(seat + 1) % 3].page.title()).startswith("●")
+        unnamed = await page.evaluate(
+            """() => [...document.querySelectorAll('button, a, input')]
+                     .filter(e => !(e.getAttribute('aria-label') || e.textContent.trim() || e.labels?.length))
+                     .map(e => e.outerHTML.slice(0, 80))"""
+        )
+        assert not unnamed, unnamed
         await page.click('[data-action="no-talon"]')
         assert await page.locator('[data-bid="6s-nt"]:not([disabled])').is_visible()
         assert await page.locator('[data-bid="7s-nt"][disabled]').count() == 1
