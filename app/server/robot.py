@@ -1,40 +1,28 @@
-"""Running the timeout procedure (RULES.md §8.4, §10) off the event loop.
+"""The solver robot for the server: built from the settings, run off the event loop.
 
-`app.autoplay.timeout_actions` is pure and may call the solver robot for every remaining card; it runs in
-a worker thread, each card's search bounded by the solver's budgets, so the event loop keeps serving every
-other table meanwhile.
+A table step that needs the robot (a seat out of time must play a card or discard for a misère, §8.4,
+§10) is pure and may search for a while; it runs in a worker thread, each search bounded by the solver's
+budgets, so the event loop keeps serving every other table meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from concurrent.futures import Executor
-from functools import partial
-from typing import Any
+from typing import TypeVar
 
-from app.autoplay import TimeoutOutcome, timeout_actions
-from app.engine.state import TableState
+from app.autoplay.procedure import Robot
+from app.server.settings import Settings
+
+_T = TypeVar("_T")
 
 
-async def run_timeout(
-    executor: Executor,
-    state: TableState,
-    seat: int,
-    *,
-    reserve_on: bool,
-    flagged: frozenset[int],
-    clocks: dict[str, Any],
-    time_budget: float,
-) -> TimeoutOutcome:
+def solver_robot(settings: Settings) -> Robot:
     from app.autoplay.robot import SolverRobot  # imports the solver kernels only when a robot is needed
 
-    work = partial(
-        timeout_actions,
-        state,
-        seat,
-        reserve_on=reserve_on,
-        robot=SolverRobot(time_budget=time_budget),
-        flagged=flagged,
-        clocks=clocks,
-    )
+    return SolverRobot(time_budget=settings.solver_budget)
+
+
+async def run_off_loop(executor: Executor, work: Callable[[], _T]) -> _T:
     return await asyncio.get_running_loop().run_in_executor(executor, work)
