@@ -24,25 +24,30 @@ async def assert_no_leak(
     states = states_after_each_action(
         log, seats, Conventions.model_validate(log_json["conventions"]), log_json["first_dealer"]
     )
-    offset = seats + 1  # one version per seat taken and one for the start, then one per action
 
-    def allowed(version: int, seat: int) -> frozenset[str]:
-        state, deal_actions = states[min(max(version - offset, 0), len(log))]
-        return knowledge(state, deal_actions, seat)
+    def allowed(applied: int, seat: int | None) -> frozenset[str]:
+        return knowledge(*states[applied], seat)
 
     checked = 0
     own_seen = 0
     for player in players:
-        version = 0
+        applied = 0
         for frame in player.frames:
+            before = applied
             if frame.get("type") in ("snapshot", "update"):
-                version = int(frame["v"])
-            leaked = card_texts_in(frame) - allowed(version, player.seat)
-            assert not leaked, f"seat {player.seat} received {sorted(leaked)} at v{version}: {frame}"
+                applied = int(frame["actions"])
+                assert before <= applied <= len(log)
+            # An update is one step, which may hold several actions (a card, then the next shuffle): it may
+            # show what any state within the step lets the seat know, and nothing else.
+            first = before if frame.get("type") == "update" else applied
+            may_know = frozenset().union(*(allowed(i, player.seat) for i in range(first, applied + 1)))
+            leaked = card_texts_in(frame) - may_know
+            assert not leaked, f"seat {player.seat} received {sorted(leaked)} at action {applied}: {frame}"
             checked += 1
-        for version, cards in player.dom:
-            leaked = set(cards) - allowed(version, player.seat)
-            assert not leaked, f"seat {player.seat}'s page showed {sorted(leaked)} at v{version}"
+        for applied, cards in player.dom:
+            # The page shows the state after its last step.
+            leaked = set(cards) - allowed(applied, player.seat)
+            assert not leaked, f"seat {player.seat}'s page showed {sorted(leaked)} after action {applied}"
             own_seen += bool(cards)
             checked += 1
     if dom_recorded:

@@ -30,13 +30,9 @@ class Player:
     page: Page
     frames: list[dict[str, Any]] = field(default_factory=list)  # every websocket frame the page received
     errors: list[str] = field(default_factory=list)  # uncaught page errors
-    dom: list[tuple[int, list[str]]] = field(default_factory=list)  # (version shown, its data-card values)
+    dom: list[tuple[int, list[str]]] = field(default_factory=list)  # (log length shown, its data-card values)
     clock_notes: list[str] = field(default_factory=list)  # clock notes seen (misère bonus, deal reset)
     seat: int | None = None  # None: a spectator
-
-    async def version(self) -> int:
-        value = await self.page.get_attribute("[data-table]", "data-version")
-        return int(value or -1)
 
     async def wait_version(self, version: int, timeout: float = 15) -> None:
         await self.page.wait_for_function(
@@ -46,13 +42,13 @@ class Player:
         )
 
     async def record_dom(self) -> None:
-        """The version the page shows and every card it holds in its DOM (one atomic read)."""
-        version, cards, notes = await self.page.evaluate(
-            """() => [Number(document.querySelector('[data-table]')?.dataset.version ?? -1),
+        """The action-log length the page shows and every card it holds in its DOM (one atomic read)."""
+        actions, cards, notes = await self.page.evaluate(
+            """() => [Number(document.querySelector('[data-table]')?.dataset.actions ?? -1),
                      [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card),
                      [...document.querySelectorAll('[data-clock-seat] .note')].map(e => e.textContent)]"""
         )
-        self.dom.append((version, cards))
+        self.dom.append((actions, cards))
         self.clock_notes.extend(note for note in notes if note)
 
 
@@ -129,7 +125,7 @@ class Observer:
     def __init__(self, api: Api, table_id: int) -> None:
         self.client = TableClient(api.ws_url(table_id), record=True)
         self.task: asyncio.Task[None] | None = None
-        self.deal_overs: list[dict[str, Any]] = []  # the view at each deal's end
+        self.deal_overs: list[dict[str, Any]] = []  # each deal's end: its result and record
         self.timeouts: list[tuple[float, int]] = []  # (monotonic time received, seat) of timeout events
         self.changed = asyncio.Event()
 
@@ -140,11 +136,10 @@ class Observer:
     async def _run(self) -> None:
         while True:
             message = await self.client.receive()
-            if message.get("type") in ("snapshot", "update"):
-                view = message.get("view") or {}
-                if view.get("phase") == "deal_over":
-                    self.deal_overs.append(view)
+            if message.get("type") == "update":
                 for event in message.get("events", []):
+                    if event["kind"] == "deal_over":  # the next shuffle may follow in the same step
+                        self.deal_overs.append(event["data"])
                     if event["kind"] == "timeout":
                         self.timeouts.append((time.monotonic(), event["data"]["seat"]))
             self.changed.set()
@@ -247,7 +242,7 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
 async def play_deal(
     players: list[Player], observer: Observer, plan: str, shots: Path | None = None, max_steps: int = 120
 ) -> dict[str, Any]:
-    """Play one deal to its end by clicking; returns the deal's final view (phase deal_over)."""
+    """Play one deal to its end by clicking; returns the deal's ``deal_over`` event (result, record)."""
     ends = len(observer.deal_overs)
     shot_phases: set[str] = set()
     for _ in range(max_steps):

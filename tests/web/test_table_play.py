@@ -75,12 +75,12 @@ async def test_four_players_dealer_whist_and_misere_for_two_by_clicking(
         end = await play_deal(players, observer, "dealer_whist", artifacts)
         result = end["result"]
         assert result["type"] == "game"
-        assert [seat for seat, call in result["calls"] if call == "whist"] == [end["dealer"]]
+        assert [seat for seat, call in result["calls"] if call == "whist"] == [end["result"]["dealer"]]
         await _deal_end_checks(players, observer, artifacts, "dealer-whist")
 
         # §3.3: misère for two — the first bidder invites the dealer (who sees that hand), who accepts.
         end = await play_deal(players, observer, "invite", artifacts)
-        assert end["result"]["type"] == "misere" and end["result"]["partner"] == end["dealer"]
+        assert end["result"]["type"] == "misere" and end["result"]["partner"] == end["result"]["dealer"]
         await _deal_end_checks(players, observer, artifacts, "invite")
         await assert_no_leak(sqlite_server, table_id, players)
         admin = await login(sqlite_server, ADMIN)

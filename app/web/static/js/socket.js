@@ -9,7 +9,7 @@
 /**
  * @typedef {{seat: number, user: string | null, connected: boolean}} SeatInfo
  * @typedef {{
- *   table: number, v: number, status: string, seat: number | null, seats: SeatInfo[],
+ *   table: number, v: number, actions: number, status: string, seat: number | null, seats: SeatInfo[],
  *   view: any, clock: any, legal: any[], sheet: any, outcome: any, events: any[],
  *   receivedAt: number
  * }} TableState

@@ -59,18 +59,29 @@ export function mount(root, params) {
   /** @type {any} */ (window).preferans = { dropSocket: () => socket.drop(), socket };
 
   /**
-   * Keep the finished deal's record and result (the server moves on to the next deal at once), with the
-   * sheet's line for it: the last deal line of the sheet that came with the deal's end.
+   * Keep the finished deal's record and result: an update bundles a player's last card with the server's
+   * next shuffle, so the deal's end comes as a `deal_over` event (a snapshot taken at the very end shows
+   * it in its view). The sheet's line for it is the last deal line of the sheet that came with it.
    * @param {TableState} state @param {any} frame
    */
   function noteDealEnd(state, frame) {
     const view = state.view;
-    if (view?.phase === "deal_over" && view.result && (!lastDeal || lastDeal.number !== view.deal_number)) {
-      const lines = /** @type {any[]} */ (frame.sheet?.history ?? []).filter((line) => line.result);
-      const line = lines.length && lines[lines.length - 1].result.type === view.result.type ? lines[lines.length - 1] : null;
-      lastDeal = { number: view.deal_number, result: view.result, record: view.record, line };
+    const lines = /** @type {any[]} */ (frame.sheet?.history ?? []).filter((line) => line.result);
+    const lineFor = (/** @type {any} */ result) => {
+      const line = lines[lines.length - 1];
+      return line && line.result.type === result.type ? line : null;
+    };
+    const ends = /** @type {any[]} */ (frame.events ?? []).filter((e) => e.kind === "deal_over");
+    const end = ends[ends.length - 1];
+    if (end) {
+      // The view is already the next deal's unless the table stopped at this deal's end.
+      const next = view && !["deal_over", "awaiting_deal", "interrupted"].includes(view.phase);
+      const dealNumber = (view?.deal_number ?? 1) - (next ? 1 : 0);
+      lastDeal = { number: dealNumber, result: end.data.result, record: end.data.record, line: lineFor(end.data.result) };
+    } else if (view?.phase === "deal_over" && view.result && lastDeal?.number !== view.deal_number) {
+      lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: lineFor(view.result) };
     }
-    if (view?.deal_number !== undefined && view.phase === "discard") selected.clear();
+    if (view?.phase !== "discard") selected.clear(); // a selection only lives through one discard
   }
 
   function names() {
@@ -151,7 +162,14 @@ export function mount(root, params) {
       : null;
     return h(
       "div",
-      { class: "table-page", "data-table": tableId, "data-version": state.v, "data-connection": socket.link, "data-my-seat": state.seat ?? "" },
+      {
+        class: "table-page",
+        "data-table": tableId,
+        "data-version": state.v,
+        "data-actions": state.actions ?? 0,
+        "data-connection": socket.link,
+        "data-my-seat": state.seat ?? "",
+      },
       banner,
       notice ? h("div", { class: "banner", role: "status", "data-notice": "" }, notice) : null,
       status,
