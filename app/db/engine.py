@@ -8,9 +8,9 @@ connection fails, and the pool replaces the connection for the next one).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-import orjson
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -20,7 +20,8 @@ def is_sqlite(url: str) -> bool:
 
 
 def _json(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    # Standard JSON only: NaN and Infinity are refused (a bug upstream), never stored to choke a reader.
+    return json.dumps(value, allow_nan=False)
 
 
 def make_engine(

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import func, select, text
@@ -88,6 +88,10 @@ async def ctx(database_url: str) -> AsyncIterator[ServerContext]:
         sessions=make_sessionmaker(engine),
         token_secret="test-secret",
         solver_executor=ThreadPoolExecutor(max_workers=1),
+        passwords=cast(Any, None),
+        auth_by_address=cast(Any, None),
+        auth_by_name=cast(Any, None),
+        tickets=cast(Any, None),
         writer=writer,
     )
     await writer.start()
