@@ -101,6 +101,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
     from sqlalchemy import insert
 
     from app.auth.passwords import hash_password
+    from app.auth.users import name_key
     from app.db.engine import make_engine
     from app.db.models import GameTable, Room, TableSeat, User
     from app.engine.conventions import conventions_from
@@ -116,6 +117,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
                 [
                     {
                         "name": f"bench{i}",
+                        "name_key": name_key(f"bench{i}"),
                         "password_hash": password,
                         "role": "operator" if i == 0 else "player",
                         "created_at": now,
@@ -189,7 +191,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
 def token(user_id: int) -> str:
     from app.auth.tokens import issue_token
 
-    return issue_token(SECRET, user_id, time.time(), 24 * 3600)[0]
+    return issue_token(SECRET, user_id, time.time(), 3600)[0]
 
 
 # ------------------------------------------------------------------------------------------ the relay
@@ -297,11 +299,12 @@ class Load:
 
     async def connect(self, sock: Sock, user: int | None) -> None:
         url = f"{self.base}/ws/tables/{sock.table.id}?seat={sock.seat}"
-        if user is not None:
-            url += f"&token={token(user)}"
+        headers = {} if user is None else {"Authorization": f"Bearer {token(user)}"}
         for attempt in range(5):
             try:
-                sock.ws = await websockets.connect(url, max_size=2**22, open_timeout=60, ping_interval=None)
+                sock.ws = await websockets.connect(
+                    url, max_size=2**22, open_timeout=60, ping_interval=None, additional_headers=headers
+                )
                 break
             except Exception:
                 if attempt == 4:
@@ -566,7 +569,9 @@ def main() -> int:
             upgrade(url)
             plan = asyncio.run(populate(url, args.tables, args.idle, args.duration))
             command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning"]
-            env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET)
+            # Every socket comes from 127.0.0.1: the per-address connection cap is lifted for the bench.
+            env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET,
+                       PREFERANS_MAX_CONNECTIONS_PER_ADDRESS="0")  # fmt: skip
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
         try:
             started = time.monotonic()
