@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-from app.bots.client import TableClient
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
 
 TABLES = 24
@@ -28,7 +27,7 @@ async def test_a_burst_of_third_seats_and_stops_all_succeed_quickly(sqlite_serve
         # Every table started (the last seat and the start are one commit) and is being played.
         for table in tables:
             assert (await operator.call("GET", f"/api/tables/{table}"))["status"] == "playing"
-        watcher = TableClient(players[0].ws_url(tables[0]))
+        watcher = players[0].table(tables[0])
         await watcher.connect()
         snapshot = await watcher.receive(timeout=30)
         await watcher.close()

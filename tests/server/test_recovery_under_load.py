@@ -54,7 +54,7 @@ def _left_ms(clock: dict[str, Any]) -> list[int]:
 async def _connect(players: list[Api], tables: list[int]) -> list[list[TableClient]]:
     clients = []
     for table in tables:
-        row = [TableClient(players[seat].ws_url(table)) for seat in range(3)]
+        row = [players[seat].table(table) for seat in range(3)]
         for client in row:
             await client.connect()
         clients.append(row)
