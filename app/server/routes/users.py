@@ -33,7 +33,7 @@ async def disable(
     admin: AdminUser, session: SessionDep, ctx: ContextDep, name: str = Path(max_length=64)
 ) -> AccountOut:
     if name.casefold() == admin.name.casefold():
-        raise ApiError(409, "forbidden", "an admin does not disable their own account")
+        raise ApiError(409, "own_account", "an admin does not disable their own account")
     user_id = await _set(session, name, True)
     return AccountOut(name=name, disabled=True, closed_sockets=close_user(ctx, user_id, "account disabled"))
 
