@@ -43,6 +43,7 @@ from app.server.context import ServerContext
 from app.server.persistence import StepWrite, commit_step
 from app.server.publishing import publish_presence, publish_update, send_snapshot
 from app.server.robot import run_off_loop, solver_robot
+from app.server.robot_levels import robot_level
 from app.table import (
     AwardDeal,
     ClockExpiry,
@@ -226,7 +227,8 @@ class TableActor:
     def seat_infos(self) -> list[SeatInfo]:
         connected = {c.seat for c in self.connections if c.seat is not None and not c.closed.is_set()}
         return [
-            SeatInfo(seat=s, user=self.seat_names[s], connected=s in connected) for s in range(self.seats)
+            SeatInfo(seat=s, user=name, connected=s in connected, robot=robot_level(name))
+            for s, name in enumerate(self.seat_names)
         ]
 
     async def _on_sit(self, sit: Sit) -> None:

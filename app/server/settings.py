@@ -71,6 +71,8 @@ class Settings(BaseSettings):
     # Unfinished tables (waiting or playing) in the rooms of one operator.
     max_live_tables_per_operator: int = Field(100, ge=1)
     solver_budget: float = Field(5.0, gt=0)
+    # A robot player's pause before each decision, so people can follow its play.
+    robot_delay_ms: int = Field(600, ge=0, le=10_000)
     # How often a running clock is persisted, bounding what a crash can give back to the player on move.
     clock_checkpoint_interval: float = Field(1.0, gt=0)
 

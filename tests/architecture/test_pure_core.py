@@ -1,4 +1,4 @@
-"""STYLE: the engine, clock and solver are pure: no asyncio, web, database or wall-clock imports."""
+"""STYLE: the engine, clock, solver and robots are pure: no asyncio, web, database or wall-clock imports."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("package", ["engine", "clock", "solver", "autoplay", "table"])
+@pytest.mark.parametrize("package", ["engine", "clock", "solver", "autoplay", "table", "robots"])
 def test_pure_packages_import_no_io(package: str) -> None:
     files = sorted((ROOT / package).rglob("*.py"))
     assert files, f"app/{package} has no modules"
@@ -32,3 +32,11 @@ def test_pure_packages_import_no_io(package: str) -> None:
             assert root not in FORBIDDEN and not any(
                 name.startswith(f + ".") or name == f for f in FORBIDDEN
             ), f"{path.relative_to(ROOT.parent)} imports {name}"
+
+
+def test_robots_read_no_clock() -> None:
+    """Issue 12: a robot's decision never depends on how fast the machine is: no clock in app/robots."""
+    clocks = {"time", "datetime"}
+    for path in sorted((ROOT / "robots").rglob("*.py")):
+        for name in _imports(path):
+            assert name.split(".")[0] not in clocks, f"{path.relative_to(ROOT.parent)} imports {name}"
