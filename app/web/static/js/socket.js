@@ -95,9 +95,34 @@ export class TableSocket {
     this.handlers.onLink(link);
   }
 
-  open() {
+  /** A single-use ticket for one socket: the token itself never goes in a URL (servers log URLs). */
+  async ticket() {
+    const response = await fetch("/api/auth/ws-ticket", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${this.token}` },
+    });
+    const body = await response.json().catch(() => ({}));
+    if (response.status === 401) {
+      this.stopped = true;
+      this.setLink("closed");
+      this.handlers.onFatal("unauthorized", body.message ?? "");
+      return null;
+    }
+    if (!response.ok) throw new Error(body.message ?? `HTTP ${response.status}`);
+    return /** @type {string} */ (body.ticket);
+  }
+
+  async open() {
+    let ticket;
+    try {
+      ticket = await this.ticket();
+    } catch {
+      this.reconnectLater(); // the server is unreachable: try again, as after a lost socket
+      return;
+    }
+    if (ticket === null || this.stopped) return;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${scheme}://${location.host}/ws/tables/${this.tableId}?token=${encodeURIComponent(this.token)}`;
+    const url = `${scheme}://${location.host}/ws/tables/${this.tableId}?ticket=${encodeURIComponent(ticket)}`;
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onmessage = (event) => this.receive(JSON.parse(event.data));
@@ -105,12 +130,16 @@ export class TableSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       this.pending = null; // lost with the socket; the snapshot after reconnecting tells what was applied
-      if (this.stopped) return;
-      this.setLink("reconnecting");
-      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
-      this.attempt += 1;
-      this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
+      this.reconnectLater();
     };
+  }
+
+  reconnectLater() {
+    if (this.stopped) return;
+    this.setLink("reconnecting");
+    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
   }
 
   /** @param {any} frame */
