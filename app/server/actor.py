@@ -22,6 +22,7 @@ from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
 from app.engine.conventions import Conventions
 from app.engine.events import Event
 from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
+from app.server import metrics
 from app.server.commands import (
     Act,
     Award,
@@ -192,6 +193,7 @@ class TableActor:
                 await self._on_leave(leave)
             case Expire(version):
                 if version == self.version:  # else stale: the table moved on since the timer was armed
+                    metrics.timeout_fired(self._deadline(), mono_ms())  # admin: metrics hook
                     await self._run_step(ClockExpiry())
             case Checkpoint():
                 await self._on_checkpoint()
@@ -434,7 +436,8 @@ class TableActor:
     async def _commit(self, write: StepWrite, *, bump: bool = True) -> None:
         """Store one step with the table's next version; nothing is published before this returns."""
         version = self.version + 1 if bump else self.version
-        await commit_step(self.ctx.sessions, self.table_id, version, write)
+        with metrics.commit_timer():  # admin: metrics hook
+            await commit_step(self.ctx.sessions, self.table_id, version, write)
         self.version = version
 
     # ---- publishing ------------------------------------------------------------------------------------
@@ -470,6 +473,9 @@ class TableActor:
         )
 
     # ---- the clock timer -------------------------------------------------------------------------------
+
+    def _deadline(self) -> int | None:  # admin: metrics hook (how late a timeout is handled)
+        return None if self.game is None else self.game.clock.expires_at()
 
     def _arm_timer(self) -> None:
         """One ``call_at`` per turn; it carries the version, so a timer that outlived its turn is ignored."""

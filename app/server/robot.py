@@ -13,6 +13,7 @@ from concurrent.futures import Executor
 from typing import TypeVar
 
 from app.autoplay.procedure import Robot
+from app.server import metrics
 from app.server.settings import Settings
 
 _T = TypeVar("_T")
@@ -25,4 +26,5 @@ def solver_robot(settings: Settings) -> Robot:
 
 
 async def run_off_loop(executor: Executor, work: Callable[[], _T]) -> _T:
-    return await asyncio.get_running_loop().run_in_executor(executor, work)
+    with metrics.solver_timer():
+        return await asyncio.get_running_loop().run_in_executor(executor, work)

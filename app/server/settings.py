@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -70,6 +71,8 @@ class Settings(BaseSettings):
     api_docs: bool = True
     # Unfinished tables (waiting or playing) in the rooms of one operator.
     max_live_tables_per_operator: int = Field(100, ge=1)
+    # "text" (uvicorn's lines) or "json" (one JSON object per line, with the table id on table lines).
+    log_format: Literal["text", "json"] = "text"
     solver_budget: float = Field(5.0, gt=0)
     # A robot player's pause before each decision, so people can follow its play.
     robot_delay_ms: int = Field(600, ge=0, le=10_000)
