@@ -123,3 +123,35 @@ class InterruptedDeal(Base):
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     adjudication: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     at: Mapped[float] = mapped_column(Float)
+
+
+class Award(Base):
+    """One administrator's award of an interrupted deal; a revision is a new row with the next
+    ``revision``, and the sheet follows the latest (issue 11 §2)."""
+
+    __tablename__ = "awards"
+    __table_args__ = (UniqueConstraint("deal_id", "revision"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    deal_id: Mapped[int] = mapped_column(ForeignKey("interrupted_deals.id"), index=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
+    revision: Mapped[int] = mapped_column(Integer)
+    admin_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    admin_name: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(500))
+    award: Mapped[dict[str, Any]] = mapped_column(JSON)  # what the admin asked for
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)  # the deal result written
+    settlement: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    at: Mapped[float] = mapped_column(Float)
+
+
+class AuditEntry(Base):
+    """An administrator's change to an account (role, disabled, password) or to the archive."""
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[float] = mapped_column(Float, index=True)
+    actor_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    actor_name: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str] = mapped_column(String(128))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -334,7 +334,10 @@ class TableActor:
     async def _on_award(self, award: Award) -> None:
         if self.game is None:
             raise SeatError("not_playing", "no game was played at this table")
-        await self._run_step(AwardDeal(award.record, award.result), adjudication=(award.deal_id, award))
+        await self._run_step(
+            AwardDeal(award.record, award.result, award.revise),  # admin: revisions
+            adjudication=(award.deal_id, award),
+        )
         game = self.game
         assert game is not None
         if not award.reply.done():

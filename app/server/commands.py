@@ -94,6 +94,7 @@ class Award:
     result: DealResult
     admin: str
     reply: asyncio.Future[dict[str, Any]]
+    revise: bool = False  # admin: a later award of a deal already awarded (a new recorded entry)
 
 
 Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Checkpoint | Stop | Award

@@ -41,6 +41,8 @@ class AwardDeal:
 
     record: InterruptedDeal
     result: DealResult
+    # A later award of a deal already awarded: the sheet follows it (issue 11 §2).
+    revise: bool = False
 
 
 TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal

@@ -157,8 +157,8 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
             return run.result()
         case StopGame(reason):
             return _stop(run, reason)
-        case AwardDeal(record, result):
-            return _award(run, record, result)
+        case AwardDeal(record, result, revise):
+            return _revise(run, record, result) if revise else _award(run, record, result)
     raise TypeError(f"not a table command: {command!r}")  # pragma: no cover
 
 
@@ -231,6 +231,25 @@ def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     run.sheet = sheet
     run.pending = tuple(n for n in run.pending if n != number)
     run.events.append(public("deal_awarded", deal_number=number, result=result.to_json()))
+    if outcome is not None:
+        _settle(run, outcome.termination, note=outcome.note)
+    return run.result(awarded=(number,))
+
+
+def _revise(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
+    """A revision of an award already given: the difference is written and the settlement follows."""
+    number = record.deal_number
+    if number in run.pending or run.sheet.awarded_result(number) is None:
+        raise TableRefused("not_awarded", f"deal {number} of this table has no award to revise")
+    sheet = run.sheet.revise_award(number, result)
+    if run.status is TableStatus.PLAYING and sheet.finished:
+        raise TableRefused(
+            "award_ends_pulya",
+            "this revision would complete the pulya in the middle of a deal; give it when the game is over",
+        )
+    run.sheet = sheet
+    run.events.append(public("deal_awarded", deal_number=number, result=result.to_json(), revised=True))
+    outcome = run.outcome
     if outcome is not None:
         _settle(run, outcome.termination, note=outcome.note)
     return run.result(awarded=(number,))
