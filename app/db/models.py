@@ -155,3 +155,24 @@ class AuditEntry(Base):
     action: Mapped[str] = mapped_column(String(64))
     target: Mapped[str] = mapped_column(String(128))
     detail: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class Sanction(Base):
+    """A judge's sanction written into a game's sheet (RULES §11); revoked only by a recorded entry (a
+    sheet line undoing it, and ``revoked_*`` here)."""
+
+    __tablename__ = "sanctions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    violation: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(16))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)  # deal, damage, recipient as asked
+    admin_name: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(500))
+    line: Mapped[dict[str, Any]] = mapped_column(JSON)  # the sheet's history line it wrote
+    at: Mapped[float] = mapped_column(Float)
+    revoked_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    revoked_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    revoke_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)

@@ -31,6 +31,7 @@ from app.server.commands import (
     Connect,
     Disconnect,
     Expire,
+    Judge,
     Leave,
     Resync,
     SeatError,
@@ -203,6 +204,10 @@ class TableActor:
                     reply.set_result(None)
             case Award() as award:
                 await self._on_award(award)
+            case Judge() as judge:  # admin: a judge's sanction or revocation (RULES §11)
+                await self._run_step(judge.command)
+                if not judge.reply.done():
+                    judge.reply.set_result(self._sheet_now())
 
     def _unload_if_idle(self) -> None:
         idle = not self.connections and self.queue.empty()
@@ -349,6 +354,13 @@ class TableActor:
                 }
             )
         self._unload_if_idle()
+
+    def _sheet_now(self) -> dict[str, Any]:  # admin: the reply to a judge's entry
+        game = self.game
+        assert game is not None
+        outcome = game.outcome
+        return {"table": self.table_id, "status": game.status.value, "sheet": game.sheet.to_json(),
+                "settlement": None if outcome is None else outcome.settlement}  # fmt: skip
 
     async def _recover_moves(self) -> None:
         if self.game is None:
