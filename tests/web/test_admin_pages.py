@@ -1,0 +1,100 @@
+"""The operator's and the administrator's pages (issue 11): one main flow each, clicked in Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.async_api import Browser, Page
+
+from tests.server.conftest import ADMIN, OPERATOR, PASSWORD, ServerProcess
+from tests.server.test_archive import interrupted_in_play
+
+
+async def logged_in(browser: Browser, server: ServerProcess, name: str, route: str) -> Page:
+    context = await browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    await page.goto(f"{server.url}/#/login")
+    await page.fill("#login-name", name)
+    await page.fill("#login-password", PASSWORD)
+    await page.click("[data-action=login]")
+    await page.wait_for_selector("[data-lobby]")
+    await page.click(f"[data-nav={route}]")
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+async def test_an_operator_creates_a_room_a_bad_override_is_shown_beside_its_field(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    page = await logged_in(browser, sqlite_server, OPERATOR, "operator")
+    await page.wait_for_selector("[data-room-form]")
+    await page.fill("#room-name", "Club Neva")
+    await page.fill("#room-pool_size", "-5")
+    await page.fill("#room-deal_time", "30")
+    await page.click("[data-action=create-room]")
+    error = page.locator("[data-field-error=pool_size]")
+    await error.wait_for()
+    assert "pool_size" in (await error.text_content() or "")
+    assert await page.locator("[data-op-room]").count() == 0  # nothing was created
+    await page.screenshot(path=str(artifacts / "bad-override.png"), full_page=True)
+    await page.fill("#room-pool_size", "10")
+    await page.click("[data-action=create-room]")
+    room = page.locator("[data-op-room]")
+    await room.wait_for()
+    assert "pool_size=10" in (await room.text_content() or "")
+    assert await page.locator("[data-field-error]").count() == 0
+    await page.click("[data-op-room] [data-action=open-table][data-seats='3']")
+    await page.wait_for_selector("[data-op-table][data-status=waiting]")
+    await page.screenshot(path=str(artifacts / "room.png"), full_page=True)
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+async def test_an_admin_finds_an_interrupted_deal_previews_confirms_and_revises_an_award(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    table, _ = await interrupted_in_play(sqlite_server)
+    try:
+        page = await logged_in(browser, sqlite_server, ADMIN, "admin")
+        await page.wait_for_selector("[data-admin-archive]")
+        await page.fill("#archive-table", str(table.id))
+        await page.click("[data-action=filter]")
+        await page.wait_for_selector("[data-archive-total='1']")
+        await page.click("[data-archive-deal] a")
+        await page.wait_for_selector("[data-admin-deal][data-deal-status=awaiting]")
+        assert await page.locator("[data-judge-hand] [data-card]").count() == 30
+        assert await page.locator("[data-judge-trick]").count() >= 1
+        await page.wait_for_selector("[data-suggestion=position]")
+        await page.fill("#award-reason", "the solver's line")
+        await page.click("[data-action=preview]")
+        await page.wait_for_selector("[data-preview=finished] [data-sheet]")
+        await page.screenshot(path=str(artifacts / "preview.png"), full_page=True)
+        await page.click("[data-action=confirm]")
+        await page.wait_for_selector("[data-award-revision='1']")
+        await page.wait_for_selector("[data-admin-deal][data-deal-status=awarded]")
+        first = await page.locator("[data-settlement]").last.text_content()
+
+        # A revision: one trick moves from the declarer to a defender.
+        seats = page.locator("[data-award-seat]")
+        values = [int(await seats.nth(i).input_value()) for i in range(3)]
+        top = values.index(max(values))
+        low = values.index(min(values))
+        await seats.nth(top).fill(str(values[top] - 1))
+        await seats.nth(low).fill(str(values[low] + 1))
+        await page.fill("#award-reason", "one trick conceded")
+        await page.click("[data-action=preview]")
+        await page.wait_for_selector("[data-preview]")
+        await page.click("[data-action=confirm]")
+        await page.wait_for_selector("[data-award-revision='2']")
+        assert "one trick conceded" in (await page.locator("[data-award-revision='2']").text_content() or "")
+        await page.screenshot(path=str(artifacts / "revised.png"), full_page=True)
+
+        # The players' game page shows the final result.
+        await page.goto(f"{sqlite_server.url}/#/games/{table.id}")
+        await page.wait_for_selector("[data-game-page] [data-status=finished]")
+        final = await page.locator("[data-settlement]").text_content()
+        assert (final and final != first) or first is None
+        assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        await table.close()
