@@ -73,28 +73,34 @@ async def test_an_admin_finds_an_interrupted_deal_previews_confirms_and_revises_
         await page.click("[data-action=confirm]")
         await page.wait_for_selector("[data-award-revision='1']")
         await page.wait_for_selector("[data-admin-deal][data-deal-status=awarded]")
-        first = await page.locator("[data-settlement]").last.text_content()
-
-        # A revision: one trick moves from the declarer to a defender.
-        seats = page.locator("[data-award-seat]")
-        values = [int(await seats.nth(i).input_value()) for i in range(3)]
-        top = values.index(max(values))
-        low = values.index(min(values))
-        await seats.nth(top).fill(str(values[top] - 1))
-        await seats.nth(low).fill(str(values[low] + 1))
+        # A revision: one trick moves between the declarer and a defender.
+        declarer = await page.locator("[data-judge-hand]", has_text="(").get_attribute("data-judge-hand")
+        others = [
+            seat
+            for seat in await page.locator("[data-award-seat]").evaluate_all(
+                "inputs => inputs.map(i => i.dataset.awardSeat)"
+            )
+            if seat != declarer
+        ]
+        giver = page.locator(f"[data-award-seat='{declarer}']")
+        taker = page.locator(f"[data-award-seat='{others[0]}']")
+        if int(await giver.input_value()) == 0:
+            giver, taker = taker, giver
+        await giver.fill(str(int(await giver.input_value()) - 1))
+        await taker.fill(str(int(await taker.input_value()) + 1))
         await page.fill("#award-reason", "one trick conceded")
         await page.click("[data-action=preview]")
         await page.wait_for_selector("[data-preview]")
         await page.click("[data-action=confirm]")
         await page.wait_for_selector("[data-award-revision='2']")
         assert "one trick conceded" in (await page.locator("[data-award-revision='2']").text_content() or "")
+        revised = await page.locator("[data-settlement]").last.text_content()
         await page.screenshot(path=str(artifacts / "revised.png"), full_page=True)
 
-        # The players' game page shows the final result.
+        # The players' game page shows the final result: the settlement after the revision.
         await page.goto(f"{sqlite_server.url}/#/games/{table.id}")
         await page.wait_for_selector("[data-game-page] [data-status=finished]")
-        final = await page.locator("[data-settlement]").text_content()
-        assert (final and final != first) or first is None
+        assert await page.locator("[data-settlement]").text_content() == revised
         assert page.errors == []  # type: ignore[attr-defined]
     finally:
         await table.close()
