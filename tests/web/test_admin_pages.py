@@ -101,6 +101,25 @@ async def test_an_admin_finds_an_interrupted_deal_previews_confirms_and_revises_
         await page.goto(f"{sqlite_server.url}/#/games/{table.id}")
         await page.wait_for_selector("[data-game-page] [data-status=finished]")
         assert await page.locator("[data-settlement]").text_content() == revised
+
+        # The game's admin page: a judge's sanction written into the sheet, then revoked by a new entry.
+        await page.goto(f"{sqlite_server.url}/#/admin/tables/{table.id}")
+        await page.wait_for_selector(
+            "#sanction-violation option[value='dealer-looked-at-talon']", state="attached"
+        )
+        await page.select_option("#sanction-violation", "dealer-looked-at-talon")
+        await page.click("[data-action=impose]")
+        await page.wait_for_selector("[data-field-error=reason]")  # the reason is required
+        await page.fill("#sanction-reason", "saw the talon")
+        await page.click("[data-action=impose]")
+        await page.wait_for_selector("[data-field-error=violation]")  # an offline entry needs the override
+        await page.check("#sanction-offline")
+        await page.click("[data-action=impose]")
+        await page.wait_for_selector("[data-sanction][data-revoked=false]")
+        await page.wait_for_selector("[data-sheet]")
+        await page.fill("[data-revoke-reason]", "misread")
+        await page.click("[data-action=revoke]")
+        await page.wait_for_selector("[data-sanction][data-revoked=true]")
         assert page.errors == []  # type: ignore[attr-defined]
     finally:
         await table.close()

@@ -6,7 +6,9 @@ Awards themselves are given by ``POST /api/admin/interrupted/{id}/award`` (`app.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Query
@@ -189,11 +191,35 @@ async def deal(deal_id: Id, _admin: AdminUser, session: SessionDep) -> dict[str,
 @router.get("/{deal_id}/suggestion")
 async def suggestion(deal_id: Id, _admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
     """The solver's suggestion (labelled as such: the judge decides), searched off the event loop."""
+    cached = _SUGGESTIONS.get(deal_id)
+    if cached is not None:
+        return cached
     async with ctx.sessions() as session:
         stored = (await _deal(session, deal_id)).record
     record = InterruptedRecord.from_json(stored)
-    found = await run_off_loop(ctx.solver_executor, lambda: suggest(record))
-    return {"deal": deal_id, **found.to_json()}
+    # One search at a time on its own thread: judges never wait in the robots' queue nor hold it up, and
+    # no queue of searches grows (a busy solver is a 503 to try again).
+    if _SEARCHING.locked():
+        raise ApiError(503, "busy", "the solver is working on another suggestion; try again shortly")
+    async with _SEARCHING:
+        found = await run_off_loop(_suggestion_executor(), lambda: suggest(record))
+    out = {"deal": deal_id, **found.to_json()}
+    if len(_SUGGESTIONS) >= _CACHED:
+        _SUGGESTIONS.pop(next(iter(_SUGGESTIONS)))
+    _SUGGESTIONS[deal_id] = out  # deterministic (node budgets): the same deal, the same suggestion
+    return out
+
+
+_CACHED = 256
+_SUGGESTIONS: dict[int, dict[str, Any]] = {}
+_SEARCHING = asyncio.Semaphore(1)
+_EXECUTOR: list[ThreadPoolExecutor] = []
+
+
+def _suggestion_executor() -> ThreadPoolExecutor:
+    if not _EXECUTOR:
+        _EXECUTOR.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="suggestion"))
+    return _EXECUTOR[0]
 
 
 @router.post("/{deal_id}/preview")

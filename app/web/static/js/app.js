@@ -15,6 +15,7 @@ const ROUTES = [
   [/^#\/games\/(\d+)$/, () => import("./pages/game.js")],
   [/^#\/games$/, () => import("./pages/games.js")],
   [/^#\/admin\/deals\/(\d+)$/, () => import("./pages/admin_deal.js")],
+  [/^#\/admin\/tables\/(\d+)$/, () => import("./pages/admin_game.js")],
   [/^#\/admin$/, () => import("./pages/admin.js")],
   [/^#\/operator$/, () => import("./pages/operator.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],

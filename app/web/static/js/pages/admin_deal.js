@@ -81,6 +81,7 @@ export function mount(root, params) {
         { class: "admin-deal", "data-admin-deal": id, "data-deal-status": deal.status },
         h("h1", {}, `${t("table")} ${deal.table} · ${t("deal_n", { n: deal.deal })} · ${t(`archive_status_${deal.status}`)}`),
         h("p", {}, `${t("archive_reason")}: ${deal.reason}`),
+        h("p", {}, h("a", { href: `#/admin/tables/${deal.table}`, "data-link": "sanctions" }, t("sanctions_title"))),
         h("h2", {}, t("judge_hands")),
         ...Object.entries(r.hands).map(([seat, hand]) =>
           h("div", { class: "reveal-hand", "data-judge-hand": seat }, h("span", { class: "label" }, `${name(Number(seat))}${Number(seat) === r.declarer ? ` (${t("judge_declarer")})` : ""}`), ...cards(/** @type {string[]} */ (hand))),
