@@ -6,7 +6,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser, Page
 
-from tests.server.conftest import ADMIN, OPERATOR, PASSWORD, ServerProcess
+from tests.server.conftest import ADMIN, OPERATOR, PASSWORD, ServerProcess, login
 from tests.server.test_archive import interrupted_in_play
 
 
@@ -46,8 +46,23 @@ async def test_an_operator_creates_a_room_a_bad_override_is_shown_beside_its_fie
     assert "pool_size=10" in (await room.text_content() or "")
     assert await page.locator("[data-field-error]").count() == 0
     await page.click("[data-op-room] [data-action=open-table][data-seats='3']")
-    await page.wait_for_selector("[data-op-table][data-status=waiting]")
+    table = page.locator("[data-op-table][data-status=waiting]")
+    await table.wait_for()
+    table_id = await table.get_attribute("data-op-table")
+    # Robots fill the seats (their REST route), the game starts; the operator stops it with a reason (§7.7).
+    operator = await login(sqlite_server, OPERATOR)
+    try:
+        for seat in range(3):
+            await operator.call("POST", f"/api/tables/{table_id}/robots", {"seat": seat, "level": "random"})
+    finally:
+        await operator.close()
+    await page.reload()
+    await page.wait_for_selector(f"[data-op-table='{table_id}'][data-status=playing]")
     await page.screenshot(path=str(artifacts / "room.png"), full_page=True)
+    await page.fill(f"[data-stop-reason='{table_id}']", "the club closes")
+    await page.click(f"[data-action=stop-table][data-table='{table_id}']")
+    await page.wait_for_selector(f"[data-op-game='{table_id}']")
+    assert await page.locator(f"[data-op-table='{table_id}']").count() == 0
     assert page.errors == []  # type: ignore[attr-defined]
 
 

@@ -182,4 +182,6 @@ export default {
   sanction_impose: "Write the sanction",
   sanction_revoke: "Revoke",
   sanction_revoked: "revoked by {by}: {reason}",
+  op_stop: "Stop the pulya",
+  op_stop_reason: "Reason",
 };

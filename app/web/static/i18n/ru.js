@@ -182,4 +182,6 @@ export default {
   sanction_impose: "Записать санкцию",
   sanction_revoke: "Отменить",
   sanction_revoked: "отменена ({by}): {reason}",
+  op_stop: "Остановить пулю",
+  op_stop_reason: "Причина",
 };

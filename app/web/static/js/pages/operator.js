@@ -73,6 +73,19 @@ export function mount(root) {
     await load();
   };
 
+  /** @type {Record<number, string>} */
+  const stopReasons = {};
+  /** §7.7: the pulya ends early, settled as it stands, with the operator's reason. @param {number} tableId */
+  const stopTable = async (tableId) => {
+    try {
+      await call("POST", `/api/tables/${tableId}/stop`, { reason: stopReasons[tableId] ?? "" });
+      delete errors[`stop${tableId}`];
+    } catch (exc) {
+      errors[`stop${tableId}`] = String(/** @type {Error} */ (exc).message);
+    }
+    await load();
+  };
+
   /** @param {number} roomId */
   const closeRoom = async (roomId) => {
     await call("POST", `/api/operator/rooms/${roomId}/close`);
@@ -148,6 +161,16 @@ export function mount(root) {
                   table.players.map((/** @type {any} */ p) => `${p.user ?? t("free_seat")}${p.user ? ` (${p.connected ? t("online") : t("offline")})` : ""}`).join(", "),
                   table.deal ? ` · ${t("deal_n", { n: table.deal })}` : "",
                   table.pools ? ` · ${t("op_pools", { sum: table.pools.sum, target: table.pools.target })}` : "",
+                  table.status === "playing"
+                    ? h(
+                        "span",
+                        {},
+                        " ",
+                        h("input", { "aria-label": t("op_stop_reason"), placeholder: t("op_stop_reason"), "data-stop-reason": table.id, maxlength: 200, oninput: (/** @type {Event} */ e) => (stopReasons[table.id] = /** @type {HTMLInputElement} */ (e.target).value) }),
+                        h("button", { type: "button", "data-action": "stop-table", "data-table": table.id, onclick: () => stopTable(table.id) }, t("op_stop")),
+                        errors[`stop${table.id}`] ? h("span", { class: "error", role: "alert" }, errors[`stop${table.id}`]) : null,
+                      )
+                    : null,
                 ),
               ),
             ),
