@@ -45,6 +45,14 @@ async def test_an_operator_creates_a_room_a_bad_override_is_shown_beside_its_fie
     await room.wait_for()
     assert "pool_size=10" in (await room.text_content() or "")
     assert await page.locator("[data-field-error]").count() == 0
+    # Edit the room: a bad override is refused beside the field, a good one is saved.
+    await page.click("[data-action=edit-room]")
+    await page.fill("[data-room-edit] input[name=overrides]", '{"pool_size": 0}')
+    await page.click("[data-action=save-room]")
+    await page.wait_for_selector("[data-field-error=edit-overrides]")
+    await page.fill("[data-room-edit] input[name=overrides]", '{"pool_size": 12}')
+    await page.click("[data-action=save-room]")
+    await page.wait_for_selector("[data-op-room]:has-text('pool_size=12')")
     await page.click("[data-op-room] [data-action=open-table][data-seats='3']")
     table = page.locator("[data-op-table][data-status=waiting]")
     await table.wait_for()

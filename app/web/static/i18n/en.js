@@ -184,4 +184,7 @@ export default {
   sanction_revoked: "revoked by {by}: {reason}",
   op_stop: "Stop the pulya",
   op_stop_reason: "Reason",
+  op_edit: "Edit the room",
+  op_overrides: "Overrides (JSON; new tables follow them)",
+  op_save: "Save",
 };

@@ -184,4 +184,7 @@ export default {
   sanction_revoked: "отменена ({by}): {reason}",
   op_stop: "Остановить пулю",
   op_stop_reason: "Причина",
+  op_edit: "Изменить зал",
+  op_overrides: "Поправки (JSON; для новых столов)",
+  op_save: "Сохранить",
 };

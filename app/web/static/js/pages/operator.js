@@ -75,6 +75,30 @@ export function mount(root) {
 
   /** @type {Record<number, string>} */
   const stopReasons = {};
+  /** Edits in progress by room: the overrides as JSON and the name; errors by field. */
+  /** @type {Record<number, {name: string, overrides: string, errors: Record<string, string>}>} */
+  const edits = {};
+  /** @param {number} roomId */
+  const saveRoom = async (roomId) => {
+    const edit = edits[roomId];
+    edit.errors = {};
+    let overrides;
+    try {
+      overrides = JSON.parse(edit.overrides || "{}");
+    } catch {
+      edit.errors.overrides = t("op_bad_json");
+      return render();
+    }
+    try {
+      await call("PATCH", `/api/operator/rooms/${roomId}`, { name: edit.name, overrides });
+      delete edits[roomId];
+      await load();
+    } catch (exc) {
+      const field = exc instanceof ApiError ? (exc.field ?? "overrides").replace(/^body\./, "") : "overrides";
+      edit.errors[field === "name" ? "name" : "overrides"] = String(/** @type {Error} */ (exc).message);
+      render();
+    }
+  };
   /** §7.7: the pulya ends early, settled as it stands, with the operator's reason. @param {number} tableId */
   const stopTable = async (tableId) => {
     try {
@@ -109,6 +133,24 @@ export function mount(root) {
       errors[key] ? h("span", { class: "error", role: "alert", "data-field-error": key }, errors[key]) : null,
     );
 
+  /** The room's edit form: name and overrides (JSON); the server's 422 beside its field. @param {any} room */
+  const editForm = (room) => {
+    const edit = edits[room.id];
+    if (!edit) {
+      return h("button", { type: "button", "data-action": "edit-room", onclick: () => { edits[room.id] = { name: room.name, overrides: JSON.stringify(room.overrides), errors: {} }; render(); } }, t("op_edit"));
+    }
+    const error = (/** @type {string} */ field) => (edit.errors[field] ? h("span", { class: "error", role: "alert", "data-field-error": `edit-${field}` }, edit.errors[field]) : null);
+    return h(
+      "form",
+      { class: "room-edit", "data-room-edit": room.id, onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); saveRoom(room.id); } },
+      h("label", {}, t("op_name"), h("input", { name: "name", value: edit.name, oninput: (/** @type {Event} */ e) => (edit.name = /** @type {HTMLInputElement} */ (e.target).value) })),
+      error("name"),
+      h("label", {}, t("op_overrides"), h("input", { name: "overrides", value: edit.overrides, oninput: (/** @type {Event} */ e) => (edit.overrides = /** @type {HTMLInputElement} */ (e.target).value) })),
+      error("overrides"),
+      h("button", { type: "submit", "data-action": "save-room" }, t("op_save")),
+    );
+  };
+
   const render = () => {
     const me = session();
     root.replaceChildren(
@@ -140,6 +182,7 @@ export function mount(root) {
             { class: "panel", "data-op-room": room.id, "data-closed": String(room.closed) },
             h("h2", {}, `${room.name} · ${room.preset}${room.closed ? ` · ${t("op_closed")}` : ""}`),
             h("p", {}, Object.entries(room.overrides).map(([k, v]) => `${k}=${v}`).join(", ") || "—"),
+            room.closed ? null : editForm(room),
             room.closed
               ? null
               : h(
