@@ -35,9 +35,18 @@ class Settings(BaseSettings):
     # A connection that keeps flooding past the limit this many times in a row is closed.
     rate_strikes_to_close: int = Field(200, ge=1)
     send_queue_frames: int = Field(256, ge=8)
-    solver_budget: float = Field(5.0, gt=0)
+    # The last-resort wall-time guard of one robot run (a timed-out seat's discard and the rest of the
+    # deal): past it the robot's search is cancelled and the deal archived as interrupted (§8.4). The
+    # robots' own limits are node counts, so the guard never changes a decision made within it; their
+    # worst case on the dev machine is a few seconds (bench/solver.py, app/autoplay/robot.py).
+    robot_guard_seconds: float = Field(30.0, gt=0)
     # How often a running clock is persisted, bounding what a crash can give back to the player on move.
     clock_checkpoint_interval: float = Field(1.0, gt=0)
+
+    @property
+    def solver_budget(self) -> float:
+        """The old name of `robot_guard_seconds`, read by app/server/actor.py until it is renamed there."""
+        return self.robot_guard_seconds
 
 
 @lru_cache(maxsize=1)

@@ -104,14 +104,13 @@ def test_misere_declarer_timeout_before_the_discard_uses_the_discard_robot() -> 
     state = play(dealt(seed=7), PassBid(1), MakeBid(2, bid("misere")), PassBid(0))
     assert state.phase is Phase.DISCARD and state.deal is not None
     twelve = state.deal.hands[2]
-    # A generous time guard, so a slow machine gives the same (seeded) discard in both calls.
-    out = timeout_actions(state, 2, reserve_on=True, robot=SolverRobot(discard_time_budget=60.0))
+    out = timeout_actions(state, 2, reserve_on=True, robot=SolverRobot())
     assert out.actions[0] == TimeOut(2)
     discard = out.actions[1]
     assert isinstance(discard, Discard)
     # Declarer is solver seat 0 for the discard robot; first hand (seat 1) is the second seat after it.
     seed = sum(1 << c.index for c in twelve)
-    assert discard.cards == misere_discard(twelve, seed=seed, leader=2, time_budget=60.0)
+    assert discard.cards == misere_discard(twelve, seed=seed, leader=2)
     assert out.state.phase is Phase.PLAY and current_actor(out.state) == 1  # first hand leads live
     state, _ = drive(out.state, {2}, reserve_on=True, robot=SolverRobot())
     result = state.last_result
