@@ -13,10 +13,10 @@ use single solves of both kernels.
 Targets (issue 4): contracts median <= 1 ms, misère median <= 5 ms, p99 <= 20 ms, compiled >= 100x pure.
 
 "Robot decisions" sizes the robots' node budgets (issue 9): every card of --robot-deals deals played out
-by the solver robot (`Solver.lowest_optimal` on one warm session, as `SolverRobot` does), and the misère
-discard robot on --discards random twelve-card hands and on playable misère hands. It prints the nodes of
-the costliest decision, the search speed in nodes per second, and so the seconds the default budgets
-(`DEFAULT_NODE_BUDGET`, `DISCARD_NODE_BUDGET`) would take at that speed: the worst case a robot can
+by the solver robot (`Solver.lowest_optimal` on an emptied table each card, as `SolverRobot` does), and
+the misère discard robot on --discards random twelve-card hands and on playable misère hands. It prints
+the nodes of the costliest decision, the search speed in nodes per second, and so the seconds the default
+budgets (`DEFAULT_NODE_BUDGET`, `DISCARD_NODE_BUDGET`) would take at that speed: the worst case a robot can
 cost before it gives up, to be compared with the server's guard (`PREFERANS_ROBOT_GUARD_SECONDS`).
 """
 
@@ -102,6 +102,7 @@ def robot_decisions(sample: list[tuple[str, Position]], implementation: str) -> 
         position = start_position
         while position.tricks_left:
             start = time.perf_counter()
+            session.clear()
             card, _ = session.lowest_optimal(position)
             seconds += time.perf_counter() - start
             by_kind.setdefault("misère" if position.misere else "contracts", []).append(session.nodes)

@@ -10,11 +10,15 @@ the same discard and finishes or interrupts the same deals as an idle one. A car
 machine alike. The wall time is the server's business (`app.server.robot`): it may raise the robot's
 `CancelToken` as a last resort, which stops the search with `SolverCancelled`.
 
-Sizing (bench/solver.py, "robot decisions", compiled kernel on the 2-core dev machine): the costliest
-card decision of 3000 random full deals took well under 1 M nodes, and the kernel searches several
-million nodes a second, so `DEFAULT_NODE_BUDGET` (20 M) keeps a card's worst case to a few seconds while
-leaving a margin of more than an order of magnitude over anything measured. The discard's
-`DISCARD_NODE_BUDGET` is sized likewise (see `app.solver.misere`).
+Sizing (bench/solver.py "robot decisions", compiled kernel, the shared 2-core dev machine): over 54 000
+card decisions of 1800 deals played out by the robot, the median took 9 nodes and the costliest 112 k
+(contracts) and 761 k (misère) nodes; the search ran at 11–16 M nodes/s (busy–quiet). So
+`DEFAULT_NODE_BUDGET` (20 M nodes, 26× the costliest decision) costs at most 1.3–1.9 s, and a decision
+that reaches it is one the robot cannot make on any machine. The discard robot's costliest playable
+misère hand took 13 M nodes (median 3 M) at 8–19 M nodes/s; `DISCARD_NODE_BUDGET` (60 M) costs at most
+3–7.5 s. Both together stay well inside the server's default guard of 30 s
+(``PREFERANS_ROBOT_GUARD_SECONDS``); later cards of a deal are sub-problems of the first, far cheaper
+(the costliest whole deal, every decision on an empty table, took 1.5 M nodes).
 """
 
 from __future__ import annotations
@@ -53,9 +57,12 @@ def position_of(state: TableState) -> Position:
 
 @dataclass
 class SolverRobot:
-    """Plays the lowest optimal card with all cards open; one solver session per robot (one deal).
+    """Plays the lowest optimal card with all cards open (§10), and makes the misère discard (§8.4).
 
-    ``cancel``: raised by the server's wall-time guard; every search of this robot watches it.
+    Each card decision starts on an empty table: a warm one would be faster, but its node counts would
+    then depend on the decisions made before in this run, and so whether a decision fits the budget
+    would depend on where the run started (a player's live cards, a whister's choice in between), not
+    on the position alone. ``cancel``: raised by the server's wall-time guard; every search watches it.
     """
 
     node_budget: int | None = DEFAULT_NODE_BUDGET
@@ -67,6 +74,7 @@ class SolverRobot:
     def play(self, state: TableState) -> Card:
         if self._session is None:
             self._session = Solver(self.implementation, cancel=self.cancel)
+        self._session.clear()  # keeps the table's memory, not its contents: see the class docstring
         position = position_of(state)
         # Stops at the first optimal card in (rank, suit) order: the same card as `solve(...).lowest`.
         card, _ = self._session.lowest_optimal(position, node_budget=self.node_budget)

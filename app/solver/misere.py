@@ -10,9 +10,10 @@ throws away the higher cards (the danger a misère player sheds first), then to 
 A function of the cards, the seed and the leader only: no clock is read. The work is bounded by node
 counts, deterministic in both kernels: each layout's search by `LAYOUT_NODE_BUDGET` (a layout too tangled
 to prove clean within it counts as caught), the whole discard by ``node_budget``; when that runs out
-mid-round the pick stands on the rounds completed. The rounds play at most 972 layouts; at the measured
-worst (bench/solver.py) a whole discard takes far less than `DISCARD_NODE_BUDGET`, which only bounds the
-pathological case. ``cancel`` lets the server stop it from outside (`SolverCancelled`).
+mid-round the pick stands on the rounds completed. The rounds play at most 972 layouts (389 M nodes at
+most); the costliest playable misère hand measured by bench/solver.py took 13 M nodes (median 3 M), so
+`DISCARD_NODE_BUDGET` (60 M, 3–7.5 s on the dev machine) bounds only the pathological case.
+``cancel`` lets the server stop it from outside (`SolverCancelled`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from app.solver.errors import InvalidPosition, SolverBudgetExceeded
 # (layouts added in the round, candidates kept after it); 66 candidates to start.
 ROUNDS = ((6, 24), (6, 12), (12, 6), (24, 3), (48, 1))
 LAYOUT_NODE_BUDGET = 400_000
-DISCARD_NODE_BUDGET = 100_000_000
+DISCARD_NODE_BUDGET = 60_000_000
 
 
 def _static_preference(pair: tuple[Card, Card], kept: list[Card]) -> int:

@@ -148,3 +148,34 @@ def test_reserve_off_card_play_is_finished_by_the_robot_without_penalty() -> Non
     assert result is not None and result.timed_out is None and result.kind is DealKind.GAME
     sheet = sheet_for(state).apply(result)
     assert [line.kind for line in sheet.history] == ["game"]
+
+
+def test_finish_or_interrupt_depends_on_the_position_not_on_where_the_robot_started() -> None:
+    """A card decision's cost, and so whether it fits the node budget, is the position's alone: a robot
+    that reaches a position after playing the cards before it decides there as one started at it.
+    In this deal (seed 9) the fifth card costs more than the first on an empty table; with a budget
+    between the two, a robot started at the deal's first card and one started at the fifth both
+    interrupt the deal at the fifth card (a warm table would have let the first robot through)."""
+    start = whisted_six(seed=9)
+    state, costs = start, []
+    while state.phase is Phase.PLAY:
+        session = Solver()
+        card, _ = session.lowest_optimal(position_of(state))
+        costs.append(session.nodes)
+        state = play(state, PlayCard(current_actor(state), card))  # type: ignore[arg-type]
+    j = max(range(len(costs)), key=costs.__getitem__)
+    assert j > 0 and costs[j] > costs[0]
+    budget = costs[j] - 1
+    seat = current_actor(start)
+    assert seat is not None
+    from_start = timeout_actions(start, seat, reserve_on=True, robot=SolverRobot(node_budget=budget))
+    assert from_start.actions[-1] == Interrupt(REASON_SOLVER)
+    played = [a for a in from_start.actions if isinstance(a, PlayCard)]
+    assert len(played) == j  # the first j cards fitted; the costliest did not
+    later = play(start, *played)
+    seat = current_actor(later)
+    assert seat is not None
+    from_later = timeout_actions(later, seat, reserve_on=True, robot=SolverRobot(node_budget=budget))
+    assert [a for a in from_later.actions if not isinstance(a, TimeOut)] == [Interrupt(REASON_SOLVER)]
+    assert from_later.interrupted is not None and from_start.interrupted is not None
+    assert from_later.interrupted.tricks == from_start.interrupted.tricks
