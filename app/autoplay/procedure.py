@@ -2,10 +2,12 @@
 
 `timeout_actions` is pure: given the table state and the seat whose clock just ran out, it returns the
 engine actions the server must record and apply, the state after them, and — when the robot cannot
-finish — the `InterruptedDeal` to archive. It acts only while the seat to act is out of time; when a live
-player is to act it stops and the server starts that player's clock as usual (§8.4: "the other players
-go on playing the deal with their own clocks"). Once card play is handed to the robot it plays every
-seat's cards to the end of the deal (§8.4, §10).
+finish — the `InterruptedDeal` to archive. Before the robot takes over it acts only while the seat to act
+is out of time; when a live player is to act it stops and the server starts that player's clock as usual
+(§8.4: "the other players go on playing the deal with their own clocks"). The robot takes over at a
+timed-out seat's card or misère discard; from then on it plays every remaining card of every seat, live
+seats included, and makes any pending choice itself (a lone whister's open/closed: closed), never waiting
+for a live seat (§8.4, §10).
 
 Per phase, for the timed-out seat (§8.4):
 - bidding: pass; the dealer's answer to a misère invitation: decline;
@@ -154,6 +156,7 @@ def _act(run: _Run, seat: int, robot: Robot) -> str | None:
         if deal.bid is None or not deal.bid.is_misere:
             return REASON_NO_CONTRACT
         run.apply(Discard(seat, robot.misere_discard(state)))
+        return _robot_finishes(run, robot)  # §8.4: the robot took over; it plays the misère out
     elif phase is Phase.CONTRACT:
         return REASON_NO_CONTRACT
     elif phase is Phase.PLAY:
@@ -179,12 +182,15 @@ def _auto_whist(state: TableState, seat: int) -> Action:
 def _robot_finishes(run: _Run, robot: Robot) -> str | None:
     """§8.4/§10: the solver robot plays every seat's cards, card by card, to the end of the deal.
 
-    It stops early only when a lone whister must still choose open or closed after a declarer's dark
-    lead: that choice belongs to the whister (the outer loop takes it if the whister is out of time).
+    A lone whister's open/closed choice still pending after a declarer's dark lead is made by the robot
+    too: closed (§8.4 [ours]: from the takeover it never waits for a live seat).
     """
-    while run.state.phase is Phase.PLAY:
+    while run.state.phase in (Phase.PLAY, Phase.PLAY_MODE):
         actor = current_actor(run.state)
         assert actor is not None
+        if run.state.phase is Phase.PLAY_MODE:
+            run.apply(ChoosePlay(actor, PlayMode.CLOSED))
+            continue
         try:
             card = robot.play(run.state)
         except SolverError:

@@ -7,6 +7,7 @@ and the trick in progress, the tricks taken, who ran out of time, and the clocks
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +45,11 @@ class InterruptedDeal:
     clocks: dict[str, Any] | None = None  # the table clock's JSON at the interruption
 
     @staticmethod
-    def from_state(state: TableState, reason: str, clocks: dict[str, Any] | None = None) -> InterruptedDeal:
+    def from_state(
+        state: TableState, reason: str, clocks: dict[str, Any] | None = None, out_of_time: Iterable[int] = ()
+    ) -> InterruptedDeal:
+        """The archive record of ``state``'s deal. ``out_of_time``: seats whose clocks ran out that the deal
+        does not mark (reserve off, §8.2: the record names who ran out in every case)."""
         deal = state.deal
         if deal is None:
             raise AdjudicationError("no deal in progress to archive")
@@ -53,7 +58,7 @@ class InterruptedDeal:
             seats=state.seats,
             dealer=state.dealer,
             deal_number=state.deal_number,
-            timed_out=tuple(sorted(deal.timed_out)),
+            timed_out=tuple(sorted(deal.timed_out | frozenset(out_of_time))),
             active=deal.active,
             hands={seat: deal.dealt[seat] for seat in deal.active},
             talon=deal.talon,
@@ -143,7 +148,7 @@ class InterruptedDeal:
         The contract and whist calls default to those recorded; a judge supplies them when the deal was
         interrupted before they were made (e.g. the contract was never named).
         """
-        timed_out = min(self.timed_out) if self.timed_out else None
+        timed_out = self.timed_out
         if tricks is None:
             return DealResult(seats=self.seats, dealer=self.dealer, kind=DealKind.VOID, timed_out=timed_out)
         contract = contract or self.contract or self.bid

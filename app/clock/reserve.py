@@ -182,6 +182,14 @@ class ReserveClock:
         stopped = self.stop(now, lag_ms)
         return stopped if seat is None else stopped.start(seat, now)
 
+    def hold_until(self, started: int, now: int) -> ReserveClock:
+        """The server started the running seat's clock at ``started`` but went on working (its own moves,
+        storing them) until ``now``: the clock counts from ``now`` (§8.1: no live clock runs while the
+        server acts). A clock started at any other instant is left as it is."""
+        if self.running is None or self.since != started or now <= started or self.running in self.flagged:
+            return self
+        return replace(self, since=now)
+
     def expire(self, now: int) -> tuple[ReserveClock, int | None]:
         """The server's timer fired: if the running seat is out at ``now``, flag it and stop its clock.
 

@@ -31,7 +31,7 @@ from app.engine.cards import Card, card_texts, sort_cards
 from app.engine.errors import GameOver, IllegalAction, MalformedAction, NotYourTurn
 from app.engine.events import Event, private, public
 from app.engine.play import legal_cards, trick_winner
-from app.engine.result import DealKind, DealResult, PlayMode, WhistCall, exits_allpass_series
+from app.engine.result import DealKind, DealResult, PlayMode, WhistCall, next_allpass_series
 from app.engine.state import TALON, DealState, Phase, TableState
 from app.engine.state import evolve as replace
 
@@ -207,18 +207,15 @@ def _describe(action: Action) -> str:
 
 def _shuffle(state: TableState, action: Shuffle) -> tuple[TableState, list[Event]]:
     if state.phase not in (Phase.AWAITING_DEAL, Phase.DEAL_OVER):
-        if state.phase is Phase.INTERRUPTED:
+        # §8.2 [ours]: reserve off, the game goes on after a deal archived as interrupted.
+        if state.phase is Phase.INTERRUPTED and state.conventions.reserve_time > 0:
             raise GameOver("the deal was interrupted and awaits adjudication; no more actions")
-        raise IllegalAction(f"a new deal cannot start during {state.phase.value}")
+        if state.phase is not Phase.INTERRUPTED:
+            raise IllegalAction(f"a new deal cannot start during {state.phase.value}")
     if len(action.deck) != 32 or len(set(action.deck)) != 32:
         raise MalformedAction("a shuffle must order each of the 32 cards once")
-    series = state.allpass_series
-    last = state.last_result
-    if last is not None:
-        if last.kind is DealKind.ALLPASS:
-            series += 1
-        elif exits_allpass_series(last):
-            series = 0
+    # An interrupted deal has no result yet: the series runs on as if it had not been played [ours, §8.2].
+    series = next_allpass_series(state.allpass_series, state.last_result)
     dealer = state.next_dealer
     n = state.seats
     # First hand sits left of the dealer; the 4-seat dealer gets no cards (§1.2, §1.4).
@@ -234,7 +231,7 @@ def _shuffle(state: TableState, action: Shuffle) -> tuple[TableState, list[Event
     deal = DealState(first_hand=active[0], active=active, dealt=hands, talon=action.deck[30:32], hands=hands,
                      turn=active[0], taken=(0,) * n)  # fmt: skip
     new = replace(state, phase=Phase.BIDDING, deal=deal, dealer=dealer, deal_number=state.deal_number + 1,
-                  allpass_series=series, last_result=None)  # fmt: skip
+                  allpass_series=series, last_result=None, interrupt_reason=None)  # fmt: skip
     events = [public("deal_started", deal_number=new.deal_number, dealer=dealer, first_hand=active[0],
                      allpass_series=series)]  # fmt: skip
     events += [private("hand", {seat}, seat=seat, cards=card_texts(hands[seat])) for seat in active]
@@ -475,10 +472,13 @@ def _timeout(state: TableState, deal: DealState, seat: int) -> tuple[TableState,
     events = [public("timeout", seat=seat)]
     if not (deal.allpass and state.phase is Phase.PLAY and seat in deal.active):
         return replace(state, deal=deal), events
-    # §8.4: the remaining all-pass tricks go to the timed-out player, at most allpass_timeout_cap in all.
+    # §8.4: the remaining all-pass tricks go to the timed-out player, at most allpass_timeout_cap written
+    # to him in all — the talon's tricks that §6.2 writes to a 3-seat dealer count towards the cap.
     remaining = 10 - len(deal.tricks)
     taken = list(deal.taken)
-    taken[seat] = max(taken[seat], min(state.conventions.allpass_timeout_cap, taken[seat] + remaining))
+    talon_part = deal.talon_taken if seat == state.dealer else 0
+    capped = min(state.conventions.allpass_timeout_cap, taken[seat] + talon_part + remaining) - talon_part
+    taken[seat] = max(taken[seat], capped)
     deal = replace(deal, taken=tuple(taken), turn=None)
     return _end_deal(state, deal, _result(state, deal, DealKind.ALLPASS), events)
 
@@ -509,7 +509,7 @@ def _result(state: TableState, deal: DealState, kind: DealKind) -> DealResult:
         tricks=tricks,
         talon_tricks=deal.talon_taken if kind is DealKind.ALLPASS else 0,
         misere_partner=_misere_partner(state, deal),
-        timed_out=min(deal.timed_out) if deal.timed_out else None,
+        timed_out=tuple(sorted(deal.timed_out)),
     )  # fmt: skip
 
 

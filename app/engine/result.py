@@ -45,7 +45,7 @@ class DealResult:
     tricks: dict[int, int] | None = None  # per active seat; None when the deal was not played
     talon_tricks: int = 0  # all-pass: tricks won by a talon card (written to the dealer, §6.2)
     misere_partner: int | None = None  # misère for two: the dealer's seat (§3.3)
-    timed_out: int | None = None  # the seat whose clock ran out during this deal, if any (§8)
+    timed_out: tuple[int, ...] = ()  # every seat whose clock ran out during this deal, in seat order (§8.5)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seats": self.seats, "dealer": self.dealer, "type": self.kind.value}
@@ -63,8 +63,8 @@ class DealResult:
             out["talon_tricks"] = self.talon_tricks
         if self.misere_partner is not None:
             out["partner"] = self.misere_partner
-        if self.timed_out is not None:
-            out["timed_out"] = self.timed_out
+        if self.timed_out:
+            out["timed_out"] = list(self.timed_out)
         return out
 
     @staticmethod
@@ -81,8 +81,17 @@ class DealResult:
             tricks=None if tricks is None else {int(k): int(v) for k, v in tricks.items()},
             talon_tricks=int(data.get("talon_tricks", 0)),
             misere_partner=None if data.get("partner") is None else int(data["partner"]),
-            timed_out=None if data.get("timed_out") is None else int(data["timed_out"]),
+            timed_out=_seats(data.get("timed_out")),
         )
+
+
+def _seats(value: Any) -> tuple[int, ...]:
+    """``timed_out`` as stored: a list of seats (or one seat, as results stored before §8.5 listed all)."""
+    if value is None:
+        return ()
+    if isinstance(value, list | tuple):
+        return tuple(sorted(int(v) for v in value))
+    return (int(value),)
 
 
 def declarer_made(result: DealResult) -> bool:
@@ -100,6 +109,16 @@ def declarer_made(result: DealResult) -> bool:
 def whisted(result: DealResult) -> bool:
     """A full whist stood: someone (the dealer included) said whist and the deal was played."""
     return result.tricks is not None and any(call is WhistCall.WHIST for _, call in result.calls)
+
+
+def next_allpass_series(series: int, result: DealResult | None) -> int:
+    """The all-pass series count after ``result`` (§6.5): one more after an all-pass deal, reset by a deal
+    that exits the series, else unchanged. The engine and the score sheet both count with this."""
+    if result is None:
+        return series
+    if result.kind is DealKind.ALLPASS:
+        return series + 1
+    return 0 if exits_allpass_series(result) else series
 
 
 def exits_allpass_series(result: DealResult) -> bool:

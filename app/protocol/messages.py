@@ -129,10 +129,13 @@ class SnapshotMessage(_Message):
     sheet: dict[str, Any] | None
     outcome: GameOutcome | None = None
     last_seq: int = 0  # the last client sequence number applied for this seat
+    actions: int = 0  # the length of the table's action log at this version
 
 
 class UpdateMessage(_Message):
-    """One step. ``sheet`` is present only when the score sheet changed (or the game is over)."""
+    """One step (a player's action with the server's moves that follow it: the next shuffle, automatic
+    calls, the robot's cards). ``sheet`` is present only when the score sheet changed (or the game is over).
+    ``actions``: the length of the table's action log after this step."""
 
     type: Literal["update"] = "update"
     table: int
@@ -144,6 +147,7 @@ class UpdateMessage(_Message):
     legal: list[dict[str, Any]]
     sheet: dict[str, Any] | None
     outcome: GameOutcome | None = None
+    actions: int = 0
 
 
 class AckMessage(_Message):

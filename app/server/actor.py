@@ -1,164 +1,77 @@
 """The table actor: one asyncio task owns a table (STYLE: lichess ``RoundAsyncActor``).
 
-Every command (a player's action, a seat change, a clock expiry, a resync) goes through the actor's queue
-and is handled to the end before the next one, so a table has exactly one writer. An accepted action is
-applied to the engine's immutable state, committed to the database, and only then acknowledged and
-published: each connection gets the step's events it may see and its own view (RULES.md §12), under a
-table-wide version number that grows by one per step.
+Every command (a player's action, a seat change, a clock expiry, an operator's stop, an administrator's
+award) goes through the actor's queue and is handled to the end before the next one, so a table has exactly
+one writer. The rules live in the pure `app.table.step`; the actor only does I/O around it: it runs the
+step (off the event loop when the solver robot must play), commits what the step says
+(`app.server.persistence`), and only then adopts the new game, acknowledges and publishes
+(`app.server.publishing`). A failed commit changes nothing in memory and every waiting caller gets a reply.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Coroutine
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import update
-
-from app.autoplay.finish import close_after_timeout
-from app.autoplay.record import InterruptedDeal as InterruptedRecord
-from app.clock import ClockSettings, ReserveClock
-from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, TableSeat
-from app.engine import (
-    Action,
-    EngineError,
-    Event,
-    Interrupt,
-    Phase,
-    Shuffle,
-    TableState,
-    action_from_json,
-    apply,
-    current_actor,
-    legal_actions,
-    new_table,
-    shuffle_action,
-    view,
-)
+from app.db.models import TableSeat
+from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
 from app.engine.conventions import Conventions
-from app.engine.scoring import ScoreSheet
-from app.engine.scoring.settlement import Settlement, settle
-from app.protocol.messages import (
-    AckMessage,
-    ErrorMessage,
-    EventFrame,
-    GameOutcome,
-    PresenceMessage,
-    SeatInfo,
-    SnapshotMessage,
-    UpdateMessage,
+from app.engine.events import Event
+from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
+from app.server.commands import (
+    Act,
+    Award,
+    Checkpoint,
+    Command,
+    Connect,
+    Disconnect,
+    Expire,
+    Leave,
+    Resync,
+    SeatError,
+    Sit,
+    Stop,
+    fail,
+    mono_ms,
 )
 from app.server.connection import Connection
 from app.server.context import ServerContext
-from app.server.robot import run_timeout
+from app.server.persistence import StepWrite, commit_step
+from app.server.publishing import publish_presence, publish_update, send_snapshot
+from app.server.robot import run_off_loop, solver_robot
+from app.table import (
+    AwardDeal,
+    ClockExpiry,
+    Game,
+    Resume,
+    RobotRequired,
+    SeatAction,
+    ServerMoves,
+    Step,
+    StopGame,
+    TableCommand,
+    TableRefused,
+    TableStatus,
+    start_game,
+    step,
+)
+
+__all__ = [
+    "Act", "Award", "Connect", "Disconnect", "Game", "Leave", "Resync", "SeatError", "Sit", "Stop",
+    "TableActor", "mono_ms",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
 _SYSTEM_RANDOM = secrets.SystemRandom()  # RULES §1.3: shuffling uses a cryptographic RNG
 
 
-def mono_ms() -> int:
-    return time.monotonic_ns() // 1_000_000
-
-
-class SeatError(Exception):
-    """A sit/leave request the table refuses; ``code`` maps to an HTTP status in one place."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-# ---- commands ------------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Connect:
-    conn: Connection
-
-
-@dataclass(slots=True)
-class Disconnect:
-    conn: Connection
-
-
-@dataclass(slots=True)
-class Sit:
-    user_id: int
-    name: str
-    seat: int | None
-    reply: asyncio.Future[int]
-
-
-@dataclass(slots=True)
-class Leave:
-    user_id: int
-    reply: asyncio.Future[None]
-
-
-@dataclass(slots=True)
-class Act:
-    conn: Connection
-    seq: int
-    action: dict[str, Any]
-    # When the server took the frame off the socket: the wait in the table's queue is lag the server
-    # measured itself, credited by the clock's lag allowance (client-reported time is never used).
-    received_ms: int = field(default_factory=mono_ms)
-
-
-@dataclass(slots=True)
-class Resync:
-    conn: Connection
-
-
-@dataclass(slots=True)
-class Expire:
-    version: int
-
-
-@dataclass(slots=True)
-class Checkpoint:
-    pass
-
-
-@dataclass(slots=True)
-class Stop:
-    reason: str
-    reply: asyncio.Future[None]
-
-
-Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Checkpoint | Stop
-
-
-# ---- the actor -----------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Game:
-    """A started pulya: the engine state, the clocks and the score sheet."""
-
-    state: TableState
-    clock: ReserveClock
-    sheet: ScoreSheet
-
-
-@dataclass(slots=True)
-class _Step:
-    """What one step writes: action rows plus table fields, committed in one transaction."""
-
-    actions: list[ActionRecord] = field(default_factory=list)
-    deals: list[DealRecord] = field(default_factory=list)
-    interrupted: list[InterruptedDeal] = field(default_factory=list)
-    table: dict[str, Any] = field(default_factory=dict)
-    seat_rows: list[TableSeat] = field(default_factory=list)
-    seat_removed: int | None = None
-    seat_seq: tuple[int, int] | None = None  # (seat, client seq) applied by this step
+def _shuffle() -> Shuffle:
+    return shuffle_action(_SYSTEM_RANDOM)
 
 
 class TableActor:
@@ -178,20 +91,23 @@ class TableActor:
         self.seats = seats
         self.conventions = conventions
         self.first_dealer = first_dealer
-        self.status = status
+        self._status = TableStatus(status)
         self.version = version
         self.seat_users: list[int | None] = [None] * seats
         self.seat_names: list[str | None] = [None] * seats
         self.last_seq: list[int] = [0] * seats
         self.game: Game | None = None
         self.next_action_seq = 1
-        self.outcome: GameOutcome | None = None
         self.connections: set[Connection] = set()
         self.queue: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._checkpointer: asyncio.Task[None] | None = None
-        self._sheet_sent: ScoreSheet | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+
+    @property
+    def status(self) -> str:
+        return self._status.value if self.game is None else self.game.status.value
 
     # ---- lifecycle -------------------------------------------------------------------------------------
 
@@ -203,40 +119,53 @@ class TableActor:
         if self._timer is not None:
             self._timer.cancel()
         for task in (self._task, self._checkpointer):
-            if task is not None:
+            if task is not None and task is not asyncio.current_task():
                 task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+                # `wait` lets our own cancellation through, unlike awaiting the task under a blanket suppress.
+                await asyncio.wait({task})
         for conn in list(self.connections):
             conn.close()
+        while not self.queue.empty():
+            fail(self.queue.get_nowait(), SeatError("table_closed", "the table was unloaded; try again"))
 
     def submit(self, command: Command) -> None:
         self.queue.put_nowait(command)
 
     async def _run(self) -> None:
-        # A recovered table may owe server actions (the next shuffle, a robot move) from before the crash.
-        await self._guarded(self._drive())
+        # A recovered table may owe server moves (the next shuffle, a robot's turn) from before the crash.
+        await self._guarded(None)
         self._arm_timer()
         while True:
             command = await self.queue.get()
-            await self._guarded(self._handle(command))
+            await self._guarded(command)
             self._arm_timer()
 
-    async def _guarded(self, work: Coroutine[Any, Any, None]) -> None:
+    async def _guarded(self, command: Command | None) -> None:
         try:
-            await work
+            if command is None:
+                await self._recover_moves()
+            else:
+                await self._handle(command)
         except asyncio.CancelledError:
+            if command is not None:
+                fail(command, SeatError("table_closed", "the table was unloaded; try again"))
             raise
-        except Exception:
+        except (SeatError, TableRefused) as exc:
+            if command is not None:  # refused: nothing changed; the caller gets the typed reason
+                fail(command, SeatError(exc.code, exc.message))
+        except Exception as exc:
             # A failure (the database unreachable, a bug) leaves the in-memory table as it was before the
-            # step: nothing was published that was not committed.
+            # step: nothing was published that was not committed, and the caller is told.
             log.exception("table %s: command failed", self.table_id)
+            if command is not None:
+                fail(command, SeatError("server_error", f"the table could not store the change: {exc}"))
 
     async def _checkpoint_loop(self) -> None:
         interval = self.ctx.settings.clock_checkpoint_interval
         while True:
             await asyncio.sleep(interval)
-            if self.game is not None and self.game.clock.running is not None and self.queue.empty():
+            game = self.game
+            if game is not None and game.clock.running is not None and self.queue.empty():
                 self.submit(Checkpoint())
 
     # ---- dispatch --------------------------------------------------------------------------------------
@@ -251,15 +180,7 @@ class TableActor:
             case Disconnect(conn):
                 self.connections.discard(conn)
                 self._publish_presence()
-                idle = not self.connections and self.queue.empty()
-                if (
-                    idle
-                    and self.status not in ("waiting", "playing")
-                    and self.ctx.tables.get(self.table_id) is self
-                ):
-                    # A finished table nobody watches leaves memory; it reloads on the next connection.
-                    del self.ctx.tables[self.table_id]
-                    asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self.stop()))
+                self._unload_if_idle()
             case Resync(conn):
                 self._send_snapshot(conn)
             case Act(conn, seq, action, received_ms):
@@ -269,11 +190,30 @@ class TableActor:
             case Leave() as leave:
                 await self._on_leave(leave)
             case Expire(version):
-                await self._on_expire(version)
+                if version == self.version:  # else stale: the table moved on since the timer was armed
+                    await self._run_step(ClockExpiry())
             case Checkpoint():
                 await self._on_checkpoint()
             case Stop(reason, reply):
-                await self._on_stop(reason, reply)
+                await self._run_step(StopGame(reason))
+                if not reply.done():
+                    reply.set_result(None)
+            case Award() as award:
+                await self._on_award(award)
+
+    def _unload_if_idle(self) -> None:
+        idle = not self.connections and self.queue.empty()
+        if (
+            idle
+            and self.game is not None
+            and self.game.is_over
+            and self.ctx.tables.get(self.table_id) is self
+        ):
+            # A finished table nobody watches leaves memory; it reloads on the next connection.
+            del self.ctx.tables[self.table_id]
+            task = asyncio.get_running_loop().create_task(self.stop(), name=f"table-{self.table_id}-unload")
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     # ---- seats -----------------------------------------------------------------------------------------
 
@@ -290,28 +230,31 @@ class TableActor:
         ]
 
     async def _on_sit(self, sit: Sit) -> None:
-        try:
-            if self.status != "waiting":
-                raise SeatError("game_started", "the game at this table has started; seats are fixed")
-            if self._seat_of(sit.user_id) is not None:
-                raise SeatError("already_seated", "you already sit at this table")
-            free = [s for s in range(self.seats) if self.seat_users[s] is None]
-            if sit.seat is None:
-                if not free:
-                    raise SeatError("table_full", "no free seat")
-                seat = free[0]
-            elif not 0 <= sit.seat < self.seats:
-                raise SeatError("bad_seat", f"seat must be 0..{self.seats - 1}")
-            elif sit.seat not in free:
-                raise SeatError("seat_taken", f"seat {sit.seat} is taken")
-            else:
-                seat = sit.seat
-        except SeatError as exc:
-            if not sit.reply.done():
-                sit.reply.set_exception(exc)
-            return
-        step = _Step(seat_rows=[TableSeat(table_id=self.table_id, seat=seat, user_id=sit.user_id)])
-        await self._commit(step)
+        if self.game is not None or self._status is not TableStatus.WAITING:
+            raise SeatError("game_started", "the game at this table has started; seats are fixed")
+        if self._seat_of(sit.user_id) is not None:
+            raise SeatError("already_seated", "you already sit at this table")
+        free = [s for s in range(self.seats) if self.seat_users[s] is None]
+        if sit.seat is None:
+            if not free:
+                raise SeatError("table_full", "no free seat")
+            seat = free[0]
+        elif not 0 <= sit.seat < self.seats:
+            raise SeatError("bad_seat", f"seat must be 0..{self.seats - 1}")
+        elif sit.seat not in free:
+            raise SeatError("seat_taken", f"seat {sit.seat} is taken")
+        else:
+            seat = sit.seat
+        write = StepWrite(rows=[TableSeat(table_id=self.table_id, seat=seat, user_id=sit.user_id)])
+        users = list(self.seat_users)
+        users[seat] = sit.user_id
+        now = mono_ms()
+        # The last seat and the start of the game are stored together: no table is left full and waiting
+        # by a crash between the two.
+        started = await self._start_if_full(users, now)
+        stored = 0 if started is None else self._add_start(write, started, users)
+        await self._commit(write)
+        self.next_action_seq += stored
         self.seat_users[seat] = sit.user_id
         self.seat_names[seat] = sit.name
         self.last_seq[seat] = 0
@@ -320,24 +263,23 @@ class TableActor:
                 conn.seat = seat
         if not sit.reply.done():
             sit.reply.set_result(seat)
-        self._publish([Event("seated", {"seat": seat, "user": sit.name}, None)])
+        events = [Event("seated", {"seat": seat, "user": sit.name}, None)]
+        if started is not None:
+            self.game = started.game.with_server_time(now, mono_ms())
+            events += started.events
+        self._publish(events, sheet_changed=started is not None)
         self._publish_presence()
-        if all(u is not None for u in self.seat_users):
-            await self._start_game()
 
     async def _on_leave(self, leave: Leave) -> None:
         seat = self._seat_of(leave.user_id)
-        if seat is None or self.status != "waiting":
-            exc = SeatError(
-                "not_seated" if seat is None else "game_started",
-                "you do not sit at this table"
-                if seat is None
-                else "the game has started: a seat is left only by the end of the pulya (RULES §7.7)",
+        if seat is None:
+            raise SeatError("not_seated", "you do not sit at this table")
+        if self.game is not None:
+            raise SeatError(
+                "game_started",
+                "the game has started: a seat is left only by the end of the pulya (RULES §7.7)",
             )
-            if not leave.reply.done():
-                leave.reply.set_exception(exc)
-            return
-        await self._commit(_Step(seat_removed=seat))
+        await self._commit(StepWrite(seat_removed=seat))
         self.seat_users[seat] = None
         self.seat_names[seat] = None
         for conn in self.connections:
@@ -345,20 +287,10 @@ class TableActor:
                 conn.seat = None
         if not leave.reply.done():
             leave.reply.set_result(None)
-        self._publish([Event("left", {"seat": seat}, None)])
+        self._publish([Event("left", {"seat": seat}, None)], sheet_changed=False)
         self._publish_presence()
 
     # ---- the game ----------------------------------------------------------------------------------
-
-    async def _start_game(self) -> None:
-        state = new_table(self.seats, self.conventions, self.first_dealer)
-        clock = ReserveClock.new(self.seats, ClockSettings.from_conventions(self.conventions))
-        self.game = Game(state, clock, ScoreSheet.new(self.seats, self.conventions))
-        now = time.time()
-        await self._commit(_Step(table={"status": "playing", "started_at": now}))
-        self.status = "playing"
-        self._publish([Event("game_started", {"first_dealer": self.first_dealer}, None)])
-        await self._drive()
 
     async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, lag_ms: int = 0) -> None:
         seat = conn.seat
@@ -375,8 +307,6 @@ class TableActor:
             return reject("stale_seq", f"seq {seq} is not above the last applied {self.last_seq[seat]}")
         if self.game is None:
             return reject("not_started", "the game has not started")
-        if self.status != "playing":
-            return reject("game_over", "the game has ended")
         data = dict(data)
         named = data.setdefault("seat", seat)
         if named != seat:
@@ -385,320 +315,157 @@ class TableActor:
             return reject("malformed_action", f"{data.get('type')} is the server's action")
         try:
             action = action_from_json(data)
-        except EngineError as exc:
-            return reject(exc.code, str(exc))
-        if self.game.clock.is_flagged(seat):
-            return reject("not_your_turn", "your time ran out: the server plays for you this deal")
-        try:
-            applied = await self._apply(
-                action, user_id=conn.user_id, client_seq=seq, seat=seat, lag_ms=lag_ms
-            )
-        except EngineError as exc:
+            result = await self._run_step(SeatAction(seat, action, lag_ms), client=(seat, seq))
+        except (EngineError, TableRefused) as exc:
             return reject(exc.code, str(exc))
         except Exception:
             # Not committed, so not applied: the client may send the same command again.
             reject("server_error", "the action could not be stored; nothing changed")
             raise
-        if applied:
-            conn.send(AckMessage(seq=seq, v=self.version))
-        else:
+        if result.too_late:
             reject("not_your_turn", "too late: your time ran out before the action arrived")
-        await self._drive()
-
-    async def _apply(
-        self,
-        action: Action,
-        *,
-        user_id: int | None = None,
-        client_seq: int | None = None,
-        seat: int | None = None,
-        lag_ms: int = 0,
-    ) -> bool:
-        """Apply, commit, then publish one action. False when the player's clock ran out first."""
-        game = self.game
-        assert game is not None
-        new_state, events = apply(game.state, action)  # raises EngineError; nothing changed then
-        now = mono_ms()
-        clock = game.clock
-        if seat is not None:
-            stopped = clock.stop(now, lag_ms) if clock.running == seat else clock
-            if stopped.is_flagged(seat):
-                # The action arrived after the seat's time ran out: the timeout procedure runs instead.
-                game.clock = stopped
-                await self._timeout(seat)
-                return False
-            clock = stopped
         else:
-            clock = clock.stop(now)
-        if isinstance(action, Shuffle):
-            clock = clock.new_deal()
-        deal = new_state.deal
-        if deal is not None and deal.contract is not None and deal.contract.is_misere:
-            clock = clock.add_misere_bonus(now)  # RULES §8.1: misère adds the bonus to every deal time
-        step = _Step()
-        sheet = game.sheet
-        ends_by_timeout = clock.settings.reserve_on and deal is not None and bool(deal.timed_out)
-        if new_state.phase is Phase.DEAL_OVER and game.state.phase is not Phase.DEAL_OVER:
-            result = new_state.last_result
-            assert result is not None
-            if not ends_by_timeout:  # else `close_after_timeout` writes it before the penalty (§8.5)
-                sheet = sheet.apply(result)
-            step.deals.append(
-                DealRecord(
-                    table_id=self.table_id,
-                    deal_number=new_state.deal_number,
-                    result=result.to_json(),
-                    record=view(new_state, None),
-                    at=time.time(),
-                )
-            )
-        if new_state.phase is Phase.INTERRUPTED and game.state.phase is not Phase.INTERRUPTED:
-            reason = new_state.interrupt_reason or "interrupted"
-            step.interrupted.append(
-                InterruptedDeal(
-                    table_id=self.table_id,
-                    deal_number=new_state.deal_number,
-                    reason=reason[:255],
-                    record=InterruptedRecord.from_state(new_state, reason, clock.to_json()).to_json(),
-                    clock=clock.to_json(),
-                    at=time.time(),
-                )
-            )
-        next_seat = current_actor(new_state)
-        if next_seat is not None and new_state.phase not in (Phase.DEAL_OVER, Phase.INTERRUPTED):
-            clock = clock.start(next_seat, now)
-        sheet_json = None if sheet is game.sheet else sheet.to_json()
-        step.actions.append(
-            ActionRecord(
-                table_id=self.table_id,
-                seq=self.next_action_seq,
-                action=action.to_json(),
-                user_id=user_id,
-                client_seq=client_seq,
-                by_server=user_id is None,
-                at=time.time(),
-                clock=clock.to_json(),
-                # The sheet only changes when a deal ends: stored then, not with every card.
-                sheet=sheet_json,
-            )
-        )
-        step.table["clock"] = clock.to_json()
-        if sheet_json is not None:
-            step.table["sheet"] = sheet_json
-        if seat is not None and client_seq is not None:
-            step.seat_seq = (seat, client_seq)
-        await self._commit(step)
-        self.next_action_seq += 1
-        if seat is not None and client_seq is not None:
-            self.last_seq[seat] = client_seq
-        game.state, game.clock, game.sheet = new_state, clock, sheet
-        self._publish(events)
-        return True
+            conn.send(AckMessage(seq=seq, v=self.version))
 
-    async def _drive(self) -> None:
-        """Make the server's own moves until the table waits for a player (or the game ends)."""
-        while self.status == "playing" and self.game is not None:
-            game = self.game
-            state = game.state
-            deal = state.deal
-            if state.phase in (Phase.DEAL_OVER, Phase.INTERRUPTED):
-                if game.clock.settings.reserve_on and deal is not None and deal.timed_out:
-                    # RULES §8.3–§8.5: the deal with the timeout is over; penalty, then settlement.
-                    close = close_after_timeout(game.sheet, state)
-                    reason = "interrupted" if close.provisional else "timeout"
-                    status = "awaiting_adjudication" if close.provisional else "finished"
-                    await self._finish(reason, status, close.sheet, close.settlement)
-                    return
-                if state.phase is Phase.INTERRUPTED:
-                    await self._finish("interrupted", "awaiting_adjudication", game.sheet, settle(game.sheet))
-                    return
-                if game.sheet.finished:
-                    await self._finish("pool_complete", "finished", game.sheet, settle(game.sheet))
-                    return
-            if state.phase in (Phase.AWAITING_DEAL, Phase.DEAL_OVER):
-                await self._apply(shuffle_action(_SYSTEM_RANDOM))
-                continue
-            seat = current_actor(state)
-            if seat is None or not game.clock.is_flagged(seat):
-                return
-            await self._timeout(seat)
-
-    async def _timeout(self, seat: int) -> None:
-        """RULES §8.2–§8.4: act for a seat that ran out, through the timeout procedure (off the loop)."""
+    async def _on_award(self, award: Award) -> None:
+        if self.game is None:
+            raise SeatError("not_playing", "no game was played at this table")
+        await self._run_step(AwardDeal(award.record, award.result), adjudication=(award.deal_id, award))
         game = self.game
         assert game is not None
-        outcome = await run_timeout(
-            self.ctx.solver_executor,
-            game.state,
-            seat,
-            reserve_on=game.clock.settings.reserve_on,
-            flagged=game.clock.flagged,
-            clocks=game.clock.to_json(),
-            time_budget=self.ctx.settings.solver_budget,
-        )
-        for action in outcome.actions:
-            await self._apply(action)
-
-    async def _on_expire(self, version: int) -> None:
-        if version != self.version or self.game is None or self.status != "playing":
-            return  # stale: the table moved on since the timer was armed
-        running = self.game.clock.running
-        if running is not None and self.game.clock.is_flagged(running):
-            await self._drive()  # the procedure already acts for this seat
-            return
-        clock, seat = self.game.clock.expire(mono_ms())
-        if seat is None:
-            return
-        self.game.clock = clock
-        await self._timeout(seat)
-        await self._drive()
-
-    async def _on_checkpoint(self) -> None:
-        if self.game is None or self.game.clock.running is None:
-            return
-        clock = self.game.clock.checkpoint(mono_ms())
-        async with self.ctx.sessions() as session, session.begin():
-            await session.execute(
-                update(GameTable).where(GameTable.id == self.table_id).values(clock=clock.to_json())
-            )
-        self.game.clock = clock
-
-    async def _on_stop(self, reason: str, reply: asyncio.Future[None]) -> None:
-        """RULES §7.7: an operator's or an admin's decision ends the pulya early, settled as it stands."""
-        if self.status != "playing" or self.game is None:
-            if not reply.done():
-                reply.set_exception(SeatError("not_playing", "no game is running at this table"))
-            return
-        if self.game.state.phase not in (Phase.AWAITING_DEAL, Phase.DEAL_OVER):
-            await self._apply(Interrupt(reason[:200]))
-        sheet = self.game.sheet
-        await self._finish("interrupted", "finished", sheet, settle(sheet), note=reason)
-        if not reply.done():
-            reply.set_result(None)
-
-    async def _finish(
-        self, reason: str, status: str, sheet: ScoreSheet, settlement: Settlement, note: str | None = None
-    ) -> None:
-        game = self.game
-        assert game is not None
-        clock = game.clock.stop(mono_ms()) if game.clock.running is not None else game.clock
-        summary = settlement_json(settlement)
-        if note:
-            summary["note"] = note
-        outcome = GameOutcome(reason=reason, settlement=summary)
-        await self._commit(
-            _Step(
-                table={
-                    "status": status,
-                    "finished_at": time.time(),
-                    "finish_reason": reason,
-                    "settlement": summary,
-                    "clock": clock.to_json(),
-                    "sheet": sheet.to_json(),
+        if not award.reply.done():
+            award.reply.set_result(
+                {
+                    "table": self.table_id,
+                    "status": game.status.value,
+                    "settlement": None if game.outcome is None else game.outcome.settlement,
                 }
             )
+        self._unload_if_idle()
+
+    async def _recover_moves(self) -> None:
+        if self.game is None:
+            # Every seat taken but no game (stored before seat and start were one transaction): start it.
+            now = mono_ms()
+            write = StepWrite()
+            started = await self._start_if_full(self.seat_users, now)
+            if started is not None:
+                stored = self._add_start(write, started, self.seat_users)
+                await self._commit(write)
+                self.next_action_seq += stored
+                self.game = started.game.with_server_time(now, mono_ms())
+                self._publish(list(started.events), sheet_changed=True)
+        elif not self.game.is_over:
+            await self._run_step(Resume())
+
+    async def _start_if_full(self, users: list[int | None], now: int) -> Step | None:
+        """The step that starts the game, when every seat of ``users`` is taken."""
+        if any(u is None for u in users):
+            return None
+        return await self._compute(
+            lambda moves: start_game(self.seats, self.conventions, self.first_dealer, now_ms=now, moves=moves)
         )
-        game.clock, game.sheet = clock, sheet
-        self.status = status
-        self.outcome = outcome
-        self._publish([Event("game_over", outcome.model_dump(), None)])
+
+    def _add_start(self, write: StepWrite, started: Step, users: list[int | None]) -> int:
+        return write.add_step(self.table_id, None, started, first_seq=self.next_action_seq, users=users)
+
+    async def _run_step(
+        self,
+        command: TableCommand,
+        *,
+        client: tuple[int, int] | None = None,
+        adjudication: tuple[int, Award] | None = None,
+    ) -> Step:
+        """Compute the step, store it, then adopt and publish it (TableRefused: nothing happened)."""
+        game = self.game
+        if game is None:
+            raise TableRefused("not_started", "the game has not started")
+        now = mono_ms()
+        result = await self._compute(lambda moves: step(game, command, now_ms=now, moves=moves))
+        if not result.changed:
+            return result
+        write = StepWrite()
+        stored = write.add_step(
+            self.table_id,
+            game,
+            result,
+            first_seq=self.next_action_seq,
+            users=self.seat_users,
+            client_seq=None if client is None else client[1],
+        )
+        if client is not None:
+            write.seat_seq = client
+        if adjudication is not None:
+            row_id, award = adjudication
+            write.adjudications[row_id] = {
+                "result": award.result.to_json(),
+                "by": award.admin,
+                "at": time.time(),
+            }
+        await self._commit(write)
+        self.next_action_seq += stored
+        if client is not None:
+            self.last_seq[client[0]] = client[1]
+        self.game = result.game.with_server_time(now, mono_ms())
+        self._publish(list(result.events), sheet_changed=result.game.sheet is not game.sheet)
+        return result
+
+    async def _compute(self, work: Callable[[ServerMoves], Step]) -> Step:
+        """Run a step on the loop; if it needs the solver robot, run it again off the loop with the robot."""
+        try:
+            return work(ServerMoves(_shuffle))
+        except RobotRequired:
+            moves = ServerMoves(_shuffle, solver_robot(self.ctx.settings))
+            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves))
+
+    async def _on_checkpoint(self) -> None:
+        game = self.game
+        if game is None or game.clock.running is None:
+            return
+        clock = game.clock.checkpoint(mono_ms())
+        await self._commit(StepWrite(table={"clock": clock.to_json()}), bump=False)
+        if self.game is game:
+            self.game = Game(game.state, clock, game.sheet, game.status, game.outcome, game.pending)
 
     # ---- persistence -----------------------------------------------------------------------------------
 
-    async def _commit(self, step: _Step) -> None:
-        """Write the step and the new version in one transaction; nothing is published before this."""
-        version = self.version + 1
-        async with self.ctx.sessions() as session, session.begin():
-            session.add_all(step.seat_rows)
-            session.add_all(step.actions)
-            session.add_all(step.deals)
-            session.add_all(step.interrupted)
-            if step.seat_removed is not None:
-                row = await session.get(TableSeat, (self.table_id, step.seat_removed))
-                if row is not None:
-                    await session.delete(row)
-            if step.seat_seq is not None:
-                seat, seq = step.seat_seq
-                await session.execute(
-                    update(TableSeat)
-                    .where(TableSeat.table_id == self.table_id, TableSeat.seat == seat)
-                    .values(last_client_seq=seq)
-                )
-            await session.execute(
-                update(GameTable).where(GameTable.id == self.table_id).values(version=version, **step.table)
-            )
-        self.version = version  # committed: the version the following publish announces
+    async def _commit(self, write: StepWrite, *, bump: bool = True) -> None:
+        """Store one step with the table's next version; nothing is published before this returns."""
+        version = self.version + 1 if bump else self.version
+        await commit_step(self.ctx.sessions, self.table_id, version, write)
+        self.version = version
 
     # ---- publishing ------------------------------------------------------------------------------------
 
-    def _publish(self, events: list[Event]) -> None:
-        """Send one committed step (``self.version``) to every connection, filtered for its viewer.
-
-        The score sheet (which grows with every deal) goes out only when it changed or the game is over.
-        """
-        sheet: dict[str, Any] | None = None
-        if self.game is not None and (self.game.sheet is not self._sheet_sent or self.status != "playing"):
-            sheet = self.game.sheet.to_json()
-            self._sheet_sent = self.game.sheet
-        for conn in list(self.connections):
-            if conn.closed.is_set():
-                continue
-            seat = conn.seat
-            visible = [
-                EventFrame(kind=e.kind, data=e.data)
-                for e in events
-                if e.visible_to is None or (seat is not None and seat in e.visible_to)
-            ]
-            conn.send(
-                UpdateMessage(
-                    table=self.table_id,
-                    v=self.version,
-                    status=self.status,
-                    events=visible,
-                    view=self._view(seat),
-                    clock=self._clock_json(),
-                    legal=self._legal(seat),
-                    sheet=sheet,
-                    outcome=self.outcome,
-                )
-            )
+    def _publish(self, events: list[Event], *, sheet_changed: bool) -> None:
+        publish_update(
+            self.connections,
+            table_id=self.table_id,
+            version=self.version,
+            status=self.status,
+            game=self.game,
+            events=events,
+            sheet_changed=sheet_changed,
+            now_ms=mono_ms(),
+            actions=self.next_action_seq - 1,
+        )
 
     def _publish_presence(self) -> None:
-        message = PresenceMessage(table=self.table_id, seats=self.seat_infos())
-        for conn in list(self.connections):
-            conn.send(message)
+        publish_presence(self.connections, self.table_id, self.seat_infos())
 
     def _send_snapshot(self, conn: Connection) -> None:
         seat = conn.seat
-        conn.send(
-            SnapshotMessage(
-                table=self.table_id,
-                v=self.version,
-                status=self.status,
-                seat=seat,
-                seats=self.seat_infos(),
-                view=self._view(seat),
-                clock=self._clock_json(),
-                legal=self._legal(seat),
-                sheet=None if self.game is None else self.game.sheet.to_json(),
-                outcome=self.outcome,
-                last_seq=0 if seat is None else self.last_seq[seat],
-            )
+        send_snapshot(
+            conn,
+            table_id=self.table_id,
+            version=self.version,
+            status=self.status,
+            seats=self.seat_infos(),
+            game=self.game,
+            last_seq=0 if seat is None else self.last_seq[seat],
+            now_ms=mono_ms(),
+            actions=self.next_action_seq - 1,
         )
-
-    def _view(self, seat: int | None) -> dict[str, Any] | None:
-        return None if self.game is None else view(self.game.state, seat)
-
-    def _clock_json(self) -> dict[str, Any] | None:
-        return None if self.game is None else self.game.clock.snapshot(mono_ms())
-
-    def _legal(self, seat: int | None) -> list[dict[str, Any]]:
-        game = self.game
-        if game is None or seat is None or self.status != "playing":
-            return []
-        if current_actor(game.state) != seat or game.clock.is_flagged(seat):
-            return []
-        return [a.to_json() for a in legal_actions(game.state)]
 
     # ---- the clock timer -------------------------------------------------------------------------------
 
@@ -708,7 +475,7 @@ class TableActor:
             self._timer.cancel()
             self._timer = None
         game = self.game
-        if game is None or self.status != "playing":
+        if game is None or game.is_over:
             return
         deadline = game.clock.expires_at()
         if deadline is None:
@@ -717,18 +484,3 @@ class TableActor:
         delay = max(0.0, (deadline - mono_ms()) / 1000.0)
         version = self.version
         self._timer = loop.call_at(loop.time() + delay + 0.005, lambda: self.submit(Expire(version)))
-
-
-def settlement_json(settlement: Settlement) -> dict[str, Any]:
-    """The settlement as JSON: ``result`` is the table's (variant 1 or exact fractions as strings)."""
-    result = settlement.result
-    return {
-        "rounding": settlement.rounding,
-        "result": [v if isinstance(v, int) else str(v) for v in result],
-        "sum": str(sum(result)) if not all(isinstance(v, int) for v in result) else sum(result),
-        "variant1": list(settlement.variant1),
-        "variant2": list(settlement.variant2),
-        "exact": [str(v) for v in settlement.exact],
-        "money": [str(v) for v in settlement.money],
-        "mountains": list(settlement.mountains),
-    }

@@ -14,6 +14,10 @@ SEAT_ERROR_STATUS = {
     "bad_seat": 422,
     "not_seated": 409,
     "not_playing": 409,
+    "not_pending": 409,
+    "award_ends_pulya": 409,
+    "table_closed": 503,
+    "server_error": 503,
 }
 
 

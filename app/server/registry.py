@@ -7,13 +7,14 @@ import logging
 from sqlalchemy import select, update
 
 from app.clock import ClockSettings, ReserveClock
-from app.db.models import ActionRecord, GameTable, TableSeat, User
+from app.db.models import ActionRecord, GameTable, InterruptedDeal, TableSeat, User
 from app.engine import action_from_json, replay
 from app.engine.conventions import Conventions
 from app.engine.scoring import ScoreSheet
-from app.protocol.messages import GameOutcome
-from app.server.actor import Game, TableActor, mono_ms
+from app.server.actor import TableActor
+from app.server.commands import mono_ms
 from app.server.context import ServerContext
+from app.table import Game, Outcome, TableStatus, Termination
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,17 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
             .scalars()
             .all()
         )
+        pending = (
+            (
+                await session.execute(
+                    select(InterruptedDeal.deal_number)
+                    .where(InterruptedDeal.table_id == table_id, InterruptedDeal.adjudication.is_(None))
+                    .order_by(InterruptedDeal.deal_number)
+                )
+            )
+            .scalars()
+            .all()
+        )
     if table_id in ctx.tables:  # loaded concurrently meanwhile
         return ctx.tables[table_id]
     conventions = Conventions.model_validate(row.conventions)
@@ -78,9 +90,10 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
         else:
             clock = ReserveClock.new(row.seats, ClockSettings.from_conventions(conventions))
         sheet = ScoreSheet.from_json(row.sheet) if row.sheet else ScoreSheet.new(row.seats, conventions)
-        actor.game = Game(state, clock, sheet)
-        if row.finish_reason is not None:
-            actor.outcome = GameOutcome(reason=row.finish_reason, settlement=row.settlement)
+        outcome = None
+        if row.finish_reason is not None and row.settlement is not None:
+            outcome = Outcome(Termination(row.finish_reason), row.settlement)
+        actor.game = Game(state, clock, sheet, TableStatus(row.status), outcome, tuple(pending))
         if row.status == "playing" and row.clock is not None:
             async with ctx.sessions() as session, session.begin():
                 await session.execute(

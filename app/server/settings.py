@@ -43,11 +43,6 @@ class Settings(BaseSettings):
     # How often a running clock is persisted, bounding what a crash can give back to the player on move.
     clock_checkpoint_interval: float = Field(1.0, gt=0)
 
-    @property
-    def solver_budget(self) -> float:
-        """The old name of `robot_guard_seconds`, read by app/server/actor.py until it is renamed there."""
-        return self.robot_guard_seconds
-
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:

@@ -1,4 +1,4 @@
-"""STYLE: the engine, clock, autoplay and solver are pure: no asyncio, web, database or wall clock.
+"""STYLE: the engine, clock, autoplay, solver and table step are pure: no asyncio, web, database or clock.
 
 Every module of those packages is scanned, the Cython kernel (``.pyx``) included: a robot decision or a
 table step that read the clock would change with the machine's load (issue 9). Python modules are read
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "app"
-PURE = ("engine", "clock", "autoplay", "solver")
+PURE = ("engine", "clock", "autoplay", "solver", "table")
 FORBIDDEN = {"asyncio", "time", "datetime", "zoneinfo", "socket", "socketserver", "ssl", "select",
              "selectors", "http", "urllib", "sqlite3", "fastapi", "starlette", "uvicorn", "websockets",
              "sqlalchemy", "asyncpg", "aiosqlite", "alembic", "psycopg", "psycopg2", "posix.time",

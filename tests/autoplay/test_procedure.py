@@ -81,7 +81,7 @@ def test_bidding_timeout_passes_and_the_deal_goes_on_then_the_game_ends() -> Non
     assert again.actions == (CallWhist(1, HALF),)
     state = play(again.state, CallWhist(0, PASS))  # seat 0 does not take the whist back
     assert state.phase is Phase.DEAL_OVER and state.last_result is not None
-    assert state.last_result.timed_out == 1
+    assert state.last_result.timed_out == (1,)
     start = sheet_for(state)
     close = close_after_timeout(start, state)
     assert not close.provisional and close.penalised == (1,)

@@ -95,7 +95,7 @@ def test_live_players_play_on_until_the_timed_out_seat_is_to_play() -> None:
     state, outcomes = drive(state, {0}, reserve_on=True, robot=SolverRobot())
     assert state.phase is Phase.DEAL_OVER and len(outcomes) == 1
     assert outcomes[0].actions[0] == TimeOut(0)
-    assert state.last_result is not None and state.last_result.timed_out == 0
+    assert state.last_result is not None and state.last_result.timed_out == (0,)
 
 
 def test_misere_declarer_timeout_before_the_discard_uses_the_discard_robot() -> None:
@@ -111,11 +111,16 @@ def test_misere_declarer_timeout_before_the_discard_uses_the_discard_robot() -> 
     # Declarer is solver seat 0 for the discard robot; first hand (seat 1) is the second seat after it.
     seed = sum(1 << c.index for c in twelve)
     assert discard.cards == misere_discard(twelve, seed=seed, leader=2)
-    assert out.state.phase is Phase.PLAY and current_actor(out.state) == 1  # first hand leads live
-    state, _ = drive(out.state, {2}, reserve_on=True, robot=SolverRobot())
+    # §8.4 [ours]: from the takeover the robot plays every card, the live first hand's lead included.
+    assert (
+        out.state.phase is Phase.DEAL_OVER
+        and all(isinstance(a, PlayCard) for a in out.actions[2:])
+        and len(out.actions) == 2 + 30
+    )
+    state = out.state
     result = state.last_result
     assert result is not None and result.kind is DealKind.MISERE and result.tricks is not None
-    assert sum(result.tricks.values()) == 10 and result.timed_out == 2
+    assert sum(result.tricks.values()) == 10 and result.timed_out == (2,)
     close = close_after_timeout(sheet_for(state), state)
     assert close.penalised == (2,) and not close.provisional
 
@@ -145,7 +150,7 @@ def test_reserve_off_card_play_is_finished_by_the_robot_without_penalty() -> Non
     out = timeout_actions(state, 1, reserve_on=False, robot=SolverRobot())
     assert not out.ends_game and TimeOut(1) not in out.actions
     result = out.state.last_result
-    assert result is not None and result.timed_out is None and result.kind is DealKind.GAME
+    assert result is not None and result.timed_out == () and result.kind is DealKind.GAME
     sheet = sheet_for(state).apply(result)
     assert [line.kind for line in sheet.history] == ["game"]
 

@@ -81,7 +81,7 @@ def test_reserve_on_the_reserve_carries_the_overrun_until_it_is_spent_then_the_g
     i = t.log.index(TimeOut(1))
     assert t.log[i + 1] == PassBid(1)
     result = t.state.last_result
-    assert result is not None and result.kind is DealKind.VOID and result.timed_out == 1
+    assert result is not None and result.kind is DealKind.VOID and result.timed_out == (1,)
     close = close_after_timeout(sheet, t.state)
     assert close.penalised == (1,) and close.sheet.whists[0][1] == close.sheet.whists[2][1] == 50
 

@@ -179,6 +179,6 @@ def test_timeout_in_allpass_writes_remaining_tricks_up_to_the_cap() -> None:
     state = _allpass(3, 0, "hA d7")
     state = run(state, TimeOut(2))  # type: ignore[arg-type]
     result = state.last_result  # type: ignore[attr-defined]
-    assert result.kind is DealKind.ALLPASS and result.tricks[2] == 6 and result.timed_out == 2
+    assert result.kind is DealKind.ALLPASS and result.tricks[2] == 6 and result.timed_out == (2,)
     capped = run(_allpass(3, 0, "hA d7", allpass_timeout_cap=10), TimeOut(2))  # type: ignore[arg-type]
     assert capped.last_result.tricks[2] == 10  # type: ignore[union-attr]

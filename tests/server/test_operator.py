@@ -33,7 +33,8 @@ async def test_operator_stops_a_pulya_and_an_admin_awards_the_interrupted_deal(s
             await table.players[0].call("POST", f"/api/tables/{table.id}/stop", {"reason": "bored"})
         assert refused.value.status == 403
         await table.operator.call("POST", f"/api/tables/{table.id}/stop", {"reason": "venue closes"})
-        final = await _wait_status(table.clients[1], "finished")
+        # The deal in progress is archived as interrupted: the pulya awaits its award (§8.2, §8.4).
+        final = await _wait_status(table.clients[1], "awaiting_adjudication")
         assert final["outcome"]["reason"] == "interrupted"
         assert final["outcome"]["settlement"]["sum"] == 0
         assert "venue closes" in final["outcome"]["settlement"]["note"]
@@ -49,6 +50,9 @@ async def test_operator_stops_a_pulya_and_an_admin_awards_the_interrupted_deal(s
         assert bad_award.value.status == 422
         done = await admin.call("POST", award, {"tricks": None})
         assert done["status"] == "finished" and done["settlement"]["sum"] == 0
+        assert "venue closes" in done["settlement"]["note"]  # the operator's note survives the award
+        after = await _wait_status(table.clients[1], "finished")
+        assert after["outcome"]["settlement"] == done["settlement"]
         with pytest.raises(ApiError) as twice:
             await admin.call("POST", award, {"tricks": None})
         assert twice.value.status == 409

@@ -18,7 +18,8 @@ import pytest
 from app.autoplay import REASON_SOLVER, timeout_actions
 from app.autoplay.robot import SolverRobot
 from app.engine import Interrupt, Phase, TimeOut
-from app.server.robot import run_timeout
+from app.server.robot import run_off_loop, solver_robot
+from app.server.settings import Settings
 from tests.autoplay.test_robot import whisted_six
 
 
@@ -45,11 +46,13 @@ class LateExecutor(Executor):
 async def test_within_the_guard_the_outcome_is_the_pure_procedures() -> None:
     state = whisted_six(seed=3)
     expected = timeout_actions(state, 1, reserve_on=True, robot=SolverRobot())
+    robot = solver_robot(Settings(robot_guard_seconds=30.0))
     with ThreadPoolExecutor(1) as executor:
-        outcome = await run_timeout(
-            executor, state, 1, reserve_on=True, flagged=frozenset(), clocks={}, guard_seconds=30.0
+        outcome = await run_off_loop(
+            executor, lambda: timeout_actions(state, 1, reserve_on=True, robot=robot), robot
         )
     assert outcome == expected and outcome.state.phase is Phase.DEAL_OVER
+    assert not robot.cancelled and not robot.token.cancelled  # disarmed when the work was done
 
 
 async def test_a_guard_that_runs_out_interrupts_the_deal_and_is_logged(
@@ -68,16 +71,18 @@ async def test_a_guard_that_runs_out_interrupts_the_deal_and_is_logged(
 
     with caplog.at_level(logging.WARNING, logger="app.server.robot"):
         releaser = asyncio.ensure_future(release_after_the_guard())
-        outcome = await run_timeout(
-            LateExecutor(go), state, 1, reserve_on=True, flagged=frozenset(), clocks={}, guard_seconds=guard
+        robot = solver_robot(Settings(robot_guard_seconds=guard))
+        outcome = await run_off_loop(
+            LateExecutor(go), lambda: timeout_actions(state, 1, reserve_on=True, robot=robot), robot
         )
         await releaser
     assert outcome.actions == (TimeOut(1), Interrupt(REASON_SOLVER))
     assert outcome.state.phase is Phase.INTERRUPTED and outcome.interrupted is not None
+    assert robot.cancelled
     assert any("guard" in r.getMessage() and "interrupted" in r.getMessage() for r in caplog.records)
 
 
-async def test_run_timeout_takes_one_guard() -> None:
-    state = whisted_six(seed=3)
-    with ThreadPoolExecutor(1) as executor, pytest.raises(TypeError):
-        await run_timeout(executor, state, 1, reserve_on=True, flagged=frozenset(), clocks={})
+def test_the_guard_setting_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PREFERANS_ROBOT_GUARD_SECONDS", "12.5")
+    assert Settings().robot_guard_seconds == 12.5
+    assert solver_robot(Settings()).guard_seconds == 12.5  # no event loop here: made, not armed

@@ -101,7 +101,7 @@ def _entry(raw: Any, seats: int) -> Entry:
     if kind == "timeout":
         return Timeout(_seat(raw, "seat", seats, None))
     dealer = _seat(raw, "dealer", seats, None)
-    timed_out = None if raw.get("timed_out") is None else _seat(raw, "timed_out", seats, dealer)
+    timed_out = _timed_out(raw, seats, dealer)
     if kind == "void":
         return DealResult(seats, dealer, DealKind.VOID, timed_out=timed_out)
     if kind == "allpass":
@@ -154,6 +154,15 @@ def _seat(raw: dict[str, Any], field: str, seats: int, dealer: int | None) -> in
     if field not in raw:
         raise ScoringError(field, "missing")
     return _seat_name(raw[field], field, seats, dealer)
+
+
+def _timed_out(raw: dict[str, Any], seats: int, dealer: int) -> tuple[int, ...]:
+    """One seat, or a list of every seat that ran out in the deal (§8.5)."""
+    value = raw.get("timed_out")
+    if value is None:
+        return ()
+    values = value if isinstance(value, list) else [value]
+    return tuple(sorted({_seat_name(v, "timed_out", seats, dealer) for v in values}))
 
 
 def _contract(raw: dict[str, Any]) -> Bid:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.engine.conventions import Conventions
-from app.engine.result import DealKind, DealResult, exits_allpass_series
+from app.engine.result import DealKind, DealResult, next_allpass_series
 from app.engine.scoring.allpass import allpass_writes
 from app.engine.scoring.checks import check_result, is_misere
 from app.engine.scoring.describe import describe
@@ -98,15 +98,26 @@ class ScoreSheet:
         if self.finished:
             raise ScoringError("deal", "the pulya is over: no deal is played after its end (§7.1)")
         check_result(result, self.seats, self.conventions)
-        step: int | None = None
-        series = self.allpass_series
-        if result.kind is DealKind.ALLPASS:
-            step = series = series + 1
-        if exits_allpass_series(result):
-            series = 0
+        series = next_allpass_series(self.allpass_series, result)
+        step = series if result.kind is DealKind.ALLPASS else None
         written = tuple(w for w in deal_writes(result, self.conventions, step or 1) if w.amount)
         line = HistoryLine(result.kind.value, describe(result), written, result, step)
         return replace(self.write(line), allpass_series=series)
+
+    def award(self, deal_number: int, result: DealResult) -> ScoreSheet:
+        """Write an administrator's award for interrupted deal ``deal_number`` (§8.2, §8.4).
+
+        It may come after later deals and after the end of the pulya, so it is written as its own history
+        line ("deal N awarded") and leaves the running all-pass series as it stands [ours: §8.2].
+        """
+        check_result(result, self.seats, self.conventions)
+        if result.kind is DealKind.ALLPASS:
+            raise ScoringError("type", "an interrupted deal is awarded as a game, a misère or void")
+        written = tuple(w for w in deal_writes(result, self.conventions) if w.amount)
+        line = HistoryLine(
+            result.kind.value, f"deal {deal_number} awarded: {describe(result)}", written, result
+        )
+        return self.write(line)
 
     def timeout(self, seat: int) -> ScoreSheet:
         """The timeout penalty (§5.8): every other player writes 50 whists on ``seat``."""

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-import time
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from app.autoplay import AdjudicationError, PulyaClose, close_after_adjudication
+from app.autoplay import AdjudicationError
 from app.autoplay import InterruptedDeal as InterruptedRecord
 from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal
 from app.engine.bids import Bid
-from app.engine.scoring import ScoreSheet, ScoringError
-from app.engine.scoring.settlement import settle
-from app.server.actor import settlement_json
+from app.engine.conventions import Conventions
+from app.engine.result import PlayMode, WhistCall
+from app.engine.scoring import ScoringError
+from app.engine.scoring.checks import check_result
+from app.server.commands import Award, SeatError
 from app.server.deps import AdminUser, ContextDep, CurrentUser, SessionDep
-from app.server.errors import ApiError
+from app.server.errors import SEAT_ERROR_STATUS, ApiError
+from app.server.registry import get_actor
 
 router = APIRouter(prefix="/api", tags=["history"])
 
@@ -95,42 +98,40 @@ class AwardIn(BaseModel):
 
     tricks: dict[int, int] | None
     contract: str | None = Field(None, max_length=16)
+    # When the deal was interrupted before the whist calls: what the judge rules they were (§8.4).
+    calls: list[tuple[int, WhistCall]] | None = Field(None, max_length=4)
+    play: PlayMode | None = None
 
 
 @router.post("/admin/interrupted/{deal_id}/award")
-async def award(
-    deal_id: int, body: AwardIn, admin: AdminUser, ctx: ContextDep, session: SessionDep
-) -> dict[str, Any]:
-    """Award a result to an interrupted deal; the pulya is settled again, final."""
-    row = await session.get(InterruptedDeal, deal_id)
-    if row is None:
-        raise ApiError(404, "not_found", f"no interrupted deal {deal_id}")
-    if row.adjudication is not None:
-        raise ApiError(409, "already_adjudicated", "this deal has been adjudicated")
-    table = await session.get(GameTable, row.table_id)
-    if table is None or table.status not in FINAL or table.sheet is None:
-        raise ApiError(409, "not_finished", "the table's game is not over")
-    record = InterruptedRecord.from_json(row.record)
+async def award(deal_id: int, body: AwardIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
+    """Award a result to an interrupted deal; the table's actor writes it (a game over is settled again).
+
+    No database connection is held while the table's actor works on the award.
+    """
+    async with ctx.sessions() as session:
+        row = await session.get(InterruptedDeal, deal_id)
+        if row is None:
+            raise ApiError(404, "not_found", f"no interrupted deal {deal_id}")
+        if row.adjudication is not None:
+            raise ApiError(409, "already_adjudicated", "this deal has been adjudicated")
+        table_id, stored = row.table_id, row.record
+    record = InterruptedRecord.from_json(stored)
     try:
         contract = None if body.contract is None else Bid.parse(body.contract)
-        result = record.awarded(body.tricks, contract=contract)
-        sheet = ScoreSheet.from_json(table.sheet)
-        if table.status == "awaiting_adjudication" and record.timed_out:
-            provisional = PulyaClose(sheet, settle(sheet), record.timed_out, provisional=True)
-            final = close_after_adjudication(provisional, record, result)
-            sheet, settlement = final.sheet, final.settlement
-        else:
-            sheet = sheet.apply(result)
-            settlement = settle(sheet)
+        calls = None if body.calls is None else tuple(body.calls)
+        result = record.awarded(body.tricks, contract=contract, calls=calls, mode=body.play)
+        check_result(result, record.seats, Conventions())
     except (AdjudicationError, ScoringError, ValueError) as exc:
         raise ApiError(422, "invalid_award", str(exc), "tricks") from None
-    summary = settlement_json(settlement)
-    row.adjudication = {"result": result.to_json(), "by": admin.name, "at": time.time()}
-    table.status = "finished"
-    table.sheet = sheet.to_json()
-    table.settlement = summary
-    await session.commit()
-    actor = ctx.tables.pop(table.id, None)
-    if actor is not None:  # reloaded from the database with the final result on the next connection
-        await actor.stop()
-    return {"table": table.id, "status": table.status, "settlement": summary}
+    actor = await get_actor(ctx, table_id)
+    if actor is None:
+        raise ApiError(404, "not_found", f"no table {table_id}")
+    reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    actor.submit(Award(deal_id, record, result, admin.name, reply))
+    try:
+        out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
+    except SeatError as exc:
+        status = 422 if exc.code == "invalid_award" else SEAT_ERROR_STATUS.get(exc.code, 409)
+        raise ApiError(status, exc.code, exc.message) from None
+    return out

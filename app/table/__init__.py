@@ -1,0 +1,19 @@
+"""The table as a pure value: the engine, the clocks, the score sheet and the timeout procedure joined.
+
+`app.engine` knows one deal's rules, `app.clock` the seats' time, `app.engine.scoring` the pulya record and
+`app.autoplay` what the server does for a seat out of time. `step(game, command, now_ms=…, moves=…)` is the
+one place that joins them (RULES.md §8.1's misère bonus and per-deal reset, §8.2's interrupted deals with
+the reserve off, §8.5's finish order, the end of the pulya). It does no I/O and reads no clock: the server
+passes the time, the shuffle and the robot in, persists what the step says, then publishes it.
+"""
+
+from app.table.commands import AwardDeal, ClockExpiry, Resume, SeatAction, StopGame, TableCommand
+from app.table.errors import RobotRequired, TableRefused
+from app.table.game import Game, Outcome, TableStatus, Termination, settlement_json
+from app.table.step import Applied, EndedDeal, ServerMoves, Step, start_game, step
+
+__all__ = [
+    "Applied", "AwardDeal", "ClockExpiry", "EndedDeal", "Game", "Outcome", "Resume", "RobotRequired",
+    "SeatAction", "ServerMoves", "Step", "StopGame", "TableCommand", "TableRefused", "TableStatus",
+    "Termination", "settlement_json", "start_game", "step",
+]  # fmt: skip

@@ -1,0 +1,46 @@
+"""What can happen to a started table: the inputs of `step`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.autoplay.record import InterruptedDeal
+from app.engine.actions import Action
+from app.engine.result import DealResult
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAction:
+    """A seated player's action. ``lag_ms``: lag the server measured itself, credited by the clock."""
+
+    seat: int
+    action: Action
+    lag_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ClockExpiry:
+    """The server's timer for the running seat fired (stale expiries change nothing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Make the moves the server owes (a recovered table: the next shuffle, a robot's turn)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StopGame:
+    """An operator's or administrator's early end of the pulya (§7.7), settled as it stands."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class AwardDeal:
+    """An administrator's award for an interrupted deal (§8.2, §8.4)."""
+
+    record: InterruptedDeal
+    result: DealResult
+
+
+TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal

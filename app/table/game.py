@@ -1,0 +1,96 @@
+"""`Game`: a started pulya — engine state, clocks, score sheet, status and outcome — as one value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from app.clock import ReserveClock
+from app.engine.actions import Action
+from app.engine.machine import current_actor, legal_actions
+from app.engine.scoring import ScoreSheet
+from app.engine.scoring.settlement import Settlement
+from app.engine.state import TableState
+
+
+class TableStatus(StrEnum):
+    WAITING = "waiting"  # seats are not all taken; no game yet
+    PLAYING = "playing"
+    FINISHED = "finished"
+    AWAITING_ADJUDICATION = "awaiting_adjudication"  # over, but a deal awaits an administrator's award
+
+
+class Termination(StrEnum):
+    """Why a pulya ended (the protocol's ``outcome.reason``)."""
+
+    POOL_COMPLETE = "pool_complete"  # the pools reached n·S (§7.1)
+    TIMEOUT = "timeout"  # a seat ran out of deal time and reserve (§8.3)
+    STOPPED = "interrupted"  # an operator's or administrator's early end (§7.7)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of the pulya: why, and the settlement as the protocol sends it (`settlement_json`)."""
+
+    termination: Termination
+    settlement: dict[str, Any]
+
+    @property
+    def note(self) -> str | None:
+        note = self.settlement.get("note")
+        return None if note is None else str(note)
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A started table. ``pending``: numbers of deals archived as interrupted and not yet awarded."""
+
+    state: TableState
+    clock: ReserveClock
+    sheet: ScoreSheet
+    status: TableStatus = TableStatus.PLAYING
+    outcome: Outcome | None = None
+    pending: tuple[int, ...] = ()
+
+    @property
+    def is_over(self) -> bool:
+        return self.status is not TableStatus.PLAYING
+
+    def to_act(self) -> int | None:
+        """The live seat the table waits for (None while the game is over or a seat is out of time)."""
+        if self.is_over:
+            return None
+        seat = current_actor(self.state)
+        return None if seat is None or self.clock.is_flagged(seat) else seat
+
+    def legal(self, seat: int | None) -> list[Action]:
+        """What ``seat`` may do now: nothing unless the table waits for that seat."""
+        if seat is None or self.to_act() != seat:
+            return []
+        return legal_actions(self.state)
+
+    def with_server_time(self, started: int, now_ms: int) -> Game:
+        """The step that started the waiting seat's clock at ``started`` (its ``now_ms``) was stored and
+        published only at ``now_ms``: that seat's time counts from then (§8.1: no live clock runs while
+        the server acts)."""
+        clock = self.clock.hold_until(started, now_ms)
+        return self if clock is self.clock else replace(self, clock=clock)
+
+
+def settlement_json(settlement: Settlement, note: str | None = None) -> dict[str, Any]:
+    """The settlement as JSON: ``result`` is the table's (variant 1 or exact fractions as strings)."""
+    result = settlement.result
+    out: dict[str, Any] = {
+        "rounding": settlement.rounding,
+        "result": [v if isinstance(v, int) else str(v) for v in result],
+        "sum": str(sum(result)) if not all(isinstance(v, int) for v in result) else sum(result),
+        "variant1": list(settlement.variant1),
+        "variant2": list(settlement.variant2),
+        "exact": [str(v) for v in settlement.exact],
+        "money": [str(v) for v in settlement.money],
+        "mountains": list(settlement.mountains),
+    }
+    if note:
+        out["note"] = note
+    return out

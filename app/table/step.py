@@ -1,0 +1,327 @@
+"""`step(game, command, now_ms=…, moves=…)`: one command applied to a started table, to the next wait.
+
+A step applies the command, then makes every move the server owes before the table waits for a live seat
+again: the shuffle of the next deal, the automatic calls and the robot's cards for seats out of time
+(§8.4), the end of the pulya (§7.1, §8.3–§8.5). All of it happens at the one instant ``now_ms``: no live
+seat's clock runs while the server acts (§8.1); the clock of the seat the table then waits for starts at
+``now_ms`` (the server moves it to the moment it publishes: `Game.with_server_time`).
+
+The result says what to store (the actions with the clocks after each, the ended deals, the archived
+interrupted deals, the award) and what to publish (the events); a refused command raises `EngineError` or
+`TableRefused` and changes nothing.
+
+Order of writes (§8.5): a completed deal is written to the sheet, then the timeout penalties, then the
+settlement. Reserve off (§8.2): a deal the robot cannot finish is archived, the game goes on, and the
+award is written later as "deal N awarded"; a pulya that ends with an award outstanding ends
+"awaiting adjudication".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.autoplay.finish import PulyaClose, close_after_adjudication, close_after_timeout
+from app.autoplay.procedure import Robot, timeout_actions
+from app.autoplay.record import InterruptedDeal
+from app.clock import ClockSettings, ReserveClock
+from app.engine.actions import Action, Interrupt, Shuffle, TimeOut
+from app.engine.cards import Card
+from app.engine.conventions import Conventions
+from app.engine.events import Event, public
+from app.engine.machine import apply, current_actor
+from app.engine.result import DealResult
+from app.engine.scoring import ScoreSheet
+from app.engine.scoring.settlement import settle
+from app.engine.state import Phase, TableState, new_table
+from app.engine.views import view
+from app.table.commands import AwardDeal, ClockExpiry, Resume, SeatAction, StopGame, TableCommand
+from app.table.errors import RobotRequired, TableRefused
+from app.table.game import Game, Outcome, TableStatus, Termination, settlement_json
+
+_OVER = (Phase.DEAL_OVER, Phase.INTERRUPTED)
+_BETWEEN_DEALS = (Phase.AWAITING_DEAL, Phase.DEAL_OVER, Phase.INTERRUPTED)
+
+
+class _Unattended:
+    """The robot of a step run on the server's event loop: the solver must not run there."""
+
+    def play(self, state: TableState) -> Card:
+        raise RobotRequired("the solver robot must play a card")
+
+    def misere_discard(self, state: TableState) -> tuple[Card, Card]:
+        raise RobotRequired("the misère discard robot must discard")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerMoves:
+    """What the server brings to a step: the next deal's shuffle and the robot (None: see `RobotRequired`)."""
+
+    shuffle: Callable[[], Shuffle]
+    robot: Robot | None = None
+
+    def robot_or_refusal(self) -> Robot:
+        return _Unattended() if self.robot is None else self.robot
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """One engine action of the step, by ``seat`` (None: the server's), and the clocks right after it."""
+
+    action: Action
+    seat: int | None
+    clock: ReserveClock
+
+
+@dataclass(frozen=True, slots=True)
+class EndedDeal:
+    """A deal that ended in this step: its result and its full record (§12: shown to all once over)."""
+
+    deal_number: int
+    result: DealResult
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    game: Game
+    events: tuple[Event, ...] = ()
+    applied: tuple[Applied, ...] = ()
+    deals: tuple[EndedDeal, ...] = ()
+    archived: tuple[InterruptedDeal, ...] = ()
+    awarded: tuple[int, ...] = ()  # deal numbers awarded by this step
+    too_late: bool = False  # the player's action came after the seat's time ran out; the server acted
+    started: bool = False  # the game started in this step
+
+    @property
+    def changed(self) -> bool:
+        """Anything to store and publish (a stale timer changes nothing)."""
+        return bool(self.applied or self.awarded or self.started or self.events)
+
+
+class _Run:
+    """The step being built: the game's fields as they change, and what to store and publish."""
+
+    def __init__(self, game: Game, now: int, moves: ServerMoves) -> None:
+        self.game = game
+        self.state = game.state
+        self.clock = game.clock
+        self.sheet = game.sheet
+        self.status = game.status
+        self.outcome = game.outcome
+        self.pending = game.pending
+        self.now = now
+        self.moves = moves
+        self.events: list[Event] = []
+        self.applied: list[Applied] = []
+        self.deals: list[EndedDeal] = []
+        self.archived: list[InterruptedDeal] = []
+
+    @property
+    def reserve_on(self) -> bool:
+        return self.clock.settings.reserve_on
+
+    def result(self, *, too_late: bool = False, awarded: tuple[int, ...] = (), started: bool = False) -> Step:
+        game = Game(self.state, self.clock, self.sheet, self.status, self.outcome, self.pending)
+        return Step(game, tuple(self.events), tuple(self.applied), tuple(self.deals), tuple(self.archived),
+                    awarded, too_late, started)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------- entry
+
+
+def start_game(
+    seats: int, conventions: Conventions, first_dealer: int, *, now_ms: int, moves: ServerMoves
+) -> Step:
+    """All seats are taken: the pulya starts and the first deal is dealt."""
+    state = new_table(seats, conventions, first_dealer)
+    clock = ReserveClock.new(seats, ClockSettings.from_conventions(conventions))
+    run = _Run(Game(state, clock, ScoreSheet.new(seats, conventions)), now_ms, moves)
+    run.events.append(public("game_started", first_dealer=first_dealer))
+    _drive(run)
+    return run.result(started=True)
+
+
+def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) -> Step:
+    """Apply ``command`` at ``now_ms`` and make the server's moves up to the next wait (module docstring)."""
+    run = _Run(game, now_ms, moves)
+    match command:
+        case SeatAction(seat, action, lag_ms):
+            return _seat_action(run, seat, action, lag_ms)
+        case ClockExpiry():
+            return _expiry(run)
+        case Resume():
+            if not game.is_over:
+                _drive(run)
+            return run.result()
+        case StopGame(reason):
+            return _stop(run, reason)
+        case AwardDeal(record, result):
+            return _award(run, record, result)
+    raise TypeError(f"not a table command: {command!r}")  # pragma: no cover
+
+
+# ------------------------------------------------------------------------------------------- commands
+
+
+def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int) -> Step:
+    if run.status is not TableStatus.PLAYING:
+        raise TableRefused("game_over", "the game has ended")
+    if isinstance(action, Shuffle | Interrupt | TimeOut):
+        raise TableRefused("malformed_action", f"{action.type} is the server's action")
+    if action.seat != seat:
+        raise TableRefused("not_your_seat", f"you sit in seat {seat}, not {action.seat}")
+    if run.clock.is_flagged(seat):
+        raise TableRefused("not_your_turn", "your time ran out: the server plays for you this deal")
+    applied = apply(run.state, action)  # raises EngineError: nothing changed
+    if run.clock.running == seat:
+        run.clock = run.clock.stop(run.now, lag_ms)
+        if run.clock.is_flagged(seat):
+            # §8.5: acting at the deadline is too late; the timeout procedure acts instead.
+            _timeout(run, seat)
+            _drive(run)
+            return run.result(too_late=True)
+    _record(run, action, seat, applied)
+    _drive(run)
+    return run.result()
+
+
+def _expiry(run: _Run) -> Step:
+    if run.status is not TableStatus.PLAYING:
+        return run.result()
+    clock, seat = run.clock.expire(run.now)
+    if seat is None:
+        return run.result()  # stale: the seat acted, or its time is not up yet
+    run.clock = clock
+    _timeout(run, seat)
+    _drive(run)
+    return run.result()
+
+
+def _stop(run: _Run, reason: str) -> Step:
+    """§7.7: the pulya ends early, settled as it stands; a deal in progress is archived as interrupted."""
+    if run.status is not TableStatus.PLAYING:
+        raise TableRefused("not_playing", "no game is running at this table")
+    run.clock = run.clock.stop(run.now)
+    if run.state.phase not in _BETWEEN_DEALS:
+        _record(run, Interrupt(reason[:200]), None)
+    _finish(run, Termination.STOPPED, run.sheet, note=reason)
+    return run.result()
+
+
+def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
+    """Write an administrator's award; a game over is settled again (final once no award is pending)."""
+    number = record.deal_number
+    if number not in run.pending:
+        raise TableRefused("not_pending", f"deal {number} of this table awaits no award")
+    outcome = run.outcome
+    if outcome is not None and outcome.termination is Termination.TIMEOUT and number == run.state.deal_number:
+        # Reserve on (§8.4–§8.5): the penalties written after the provisional close are written again
+        # after the awarded deal.
+        provisional = PulyaClose(run.sheet, settle(run.sheet), record.timed_out, provisional=True)
+        sheet = close_after_adjudication(provisional, record, result).sheet
+    else:
+        sheet = run.sheet.award(number, result)
+    if run.status is TableStatus.PLAYING and sheet.finished:
+        raise TableRefused(
+            "award_ends_pulya",
+            "this award would complete the pulya in the middle of a deal; give it when the game is over",
+        )
+    run.sheet = sheet
+    run.pending = tuple(n for n in run.pending if n != number)
+    run.events.append(public("deal_awarded", deal_number=number, result=result.to_json()))
+    if outcome is not None:
+        _settle(run, outcome.termination, note=outcome.note)
+    return run.result(awarded=(number,))
+
+
+# ----------------------------------------------------------------------------------- the server's moves
+
+
+def _drive(run: _Run) -> None:
+    """Make the server's moves until the table waits for a live seat or the pulya is over."""
+    while run.status is TableStatus.PLAYING:
+        state = run.state
+        deal = state.deal
+        if state.phase in _OVER:
+            if run.reserve_on and deal is not None and deal.timed_out:
+                # §8.3–§8.5: the deal with the timeout is over: the deal, the penalties, the settlement.
+                close = close_after_timeout(run.sheet, state)
+                _finish(run, Termination.TIMEOUT, close.sheet)
+                return
+            if run.sheet.finished:
+                _finish(run, Termination.POOL_COMPLETE, run.sheet)
+                return
+        if state.phase in _BETWEEN_DEALS:
+            _record(run, run.moves.shuffle(), None)
+            continue
+        seat = current_actor(state)
+        if seat is None:  # pragma: no cover - every live phase has a seat to act
+            return
+        if run.clock.is_flagged(seat):
+            _timeout(run, seat)
+            continue
+        if run.clock.running is None:
+            run.clock = run.clock.start(seat, run.now)
+        return
+
+
+def _timeout(run: _Run, seat: int) -> None:
+    """§8.2–§8.4: the timeout procedure acts for ``seat`` (and every seat out of time, and the robot)."""
+    outcome = timeout_actions(
+        run.state,
+        seat,
+        reserve_on=run.reserve_on,
+        robot=run.moves.robot_or_refusal(),
+        flagged=run.clock.flagged,
+        clocks=run.clock.to_json(),
+    )
+    for action in outcome.actions:
+        _record(run, action, None)
+
+
+def _record(
+    run: _Run, action: Action, seat: int | None, applied: tuple[TableState, list[Event]] | None = None
+) -> None:
+    """Apply one engine action and everything it means for the clocks and the sheet."""
+    before = run.state
+    state, events = applied or apply(before, action)
+    clock = run.clock
+    if isinstance(action, Shuffle):
+        clock = clock.new_deal()  # §8.1: deal time resets every deal
+    deal = state.deal
+    if deal is not None and deal.bid is not None and deal.bid.is_misere:
+        clock = clock.add_misere_bonus(run.now)  # §8.1: from the end of the auction (once per deal)
+    if state.phase is Phase.DEAL_OVER and before.phase is not Phase.DEAL_OVER:
+        result = state.last_result
+        assert result is not None and deal is not None
+        if not (run.reserve_on and deal.timed_out):  # else `close_after_timeout` writes it (§8.5)
+            run.sheet = run.sheet.apply(result)
+        run.deals.append(EndedDeal(state.deal_number, result, view(state, None)))
+    if state.phase is Phase.INTERRUPTED and before.phase is not Phase.INTERRUPTED:
+        reason = state.interrupt_reason or "interrupted"
+        record = InterruptedDeal.from_state(state, reason, clock.to_json(), out_of_time=clock.flagged)
+        run.archived.append(record)
+        run.pending = (*run.pending, state.deal_number)
+    run.state, run.clock = state, clock
+    run.applied.append(Applied(action, seat, clock))
+    run.events += events
+
+
+def _finish(run: _Run, termination: Termination, sheet: ScoreSheet, note: str | None = None) -> None:
+    if run.clock.running is not None:
+        run.clock = run.clock.stop(run.now)
+    run.sheet = sheet
+    _settle(run, termination, note)
+
+
+def _settle(run: _Run, termination: Termination, note: str | None) -> None:
+    """The settlement as the sheet stands; provisional ("awaiting adjudication") while awards are due."""
+    run.status = TableStatus.AWAITING_ADJUDICATION if run.pending else TableStatus.FINISHED
+    run.outcome = Outcome(termination, settlement_json(settle(run.sheet), note))
+    run.events.append(
+        public(
+            "game_over", reason=termination.value, settlement=run.outcome.settlement, status=run.status.value
+        )
+    )
