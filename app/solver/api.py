@@ -79,8 +79,9 @@ def _run_heads(position: Position) -> list[Card]:
 class Solver:
     """A solving session: keeps one transposition table warm across the positions it is given.
 
-    Use one session for the positions of one deal (a robot finishing it card by card); results never
-    depend on the table's contents, only node counts (and so budgets) do. The compiled search releases
+    Results never depend on the table's contents, only node counts (and so budgets) do; the robot
+    therefore empties it (`clear`) before each decision, so that whether a decision fits its budget
+    depends on the position alone (`app.autoplay.robot.SolverRobot`). The compiled search releases
     the GIL, so sessions in different threads run in parallel; one session must not be shared between
     threads. ``cancel``: a token watched by every search of the session (see `app.solver.cancel`).
     """
@@ -107,7 +108,6 @@ class Solver:
     def _run(
         self, position: Position, mode: int, beta: int, node_budget: int | None
     ) -> tuple[int, list[tuple[int, int]]]:
-        self._nodes = 0
         try:
             return self._kernel.run(
                 _masks(position),
