@@ -11,6 +11,11 @@ COPY app ./app
 COPY migrations ./migrations
 RUN pip install --no-cache-dir -e .
 
+# Not root: the server owns only its state directory (the token secret file lives there).
+RUN useradd --system --uid 10001 --home-dir /srv/preferans preferans \
+    && mkdir -p /srv/preferans/var && chown preferans:preferans /srv/preferans/var
+USER preferans
+
 ENV PYTHONUNBUFFERED=1
 EXPOSE 8000
 CMD ["python", "-m", "app", "serve", "--host", "0.0.0.0", "--port", "8000"]

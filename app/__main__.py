@@ -1,4 +1,5 @@
-"""Command line: ``python -m app serve [--host H] [--port P]``, ``python -m app users add NAME --role R``.
+"""Command line: ``python -m app serve [--host H] [--port P]``, ``python -m app users add NAME --role R``,
+``python -m app users disable|enable NAME``.
 
 Both apply the database migrations first; ``DATABASE_URL`` selects the database.
 """
@@ -10,7 +11,7 @@ import asyncio
 import sys
 
 from app.auth.roles import Role
-from app.auth.users import AccountError, create_user
+from app.auth.users import AccountError, create_user, set_disabled
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.server.settings import get_settings
@@ -20,17 +21,20 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.server.app import create_app
+    from app.server.transport import guarded_protocol, raise_open_files_limit
 
     settings = get_settings()
     upgrade(settings.database_url)
+    raise_open_files_limit()
     uvicorn.run(
         create_app(settings),
         host=args.host,
         port=args.port,
+        http=guarded_protocol(settings.header_timeout, settings.max_connections_per_address),
         ws_max_size=settings.transport_max_bytes,
-        timeout_keep_alive=30,
+        timeout_keep_alive=max(1, int(min(30, settings.header_timeout))),
         log_level=args.log_level,
-        # Off by default: websocket URLs carry the token in their query string.
+        # Off by default; credentials in URLs are redacted from every log line anyway (app.server.logs).
         access_log=args.access_log,
         lifespan="on",
     )
@@ -59,6 +63,29 @@ def _users_add(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _set_disabled(name: str, disabled: bool) -> None:
+    settings = get_settings()
+    engine = make_engine(settings.database_url)
+    try:
+        async with make_sessionmaker(engine)() as session, session.begin():
+            await set_disabled(session, name, disabled)
+    finally:
+        await engine.dispose()
+
+
+def _users_disable(args: argparse.Namespace) -> int:
+    upgrade(get_settings().database_url)
+    disabled = args.users_command == "disable"
+    try:
+        asyncio.run(_set_disabled(args.name, disabled))
+    except AccountError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    # A running server closes the user's sockets within PREFERANS_SESSION_RECHECK_INTERVAL.
+    print(f"{'disabled' if disabled else 'enabled'} {args.name}")
+    return 0
+
+
 def _migrate(_args: argparse.Namespace) -> int:
     upgrade(get_settings().database_url)
     return 0
@@ -71,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="info")
-    serve.add_argument("--access-log", action="store_true", help="log every request (URLs include tokens)")
+    serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.set_defaults(func=_serve)
     users = commands.add_parser("users", help="manage accounts")
     users_commands = users.add_subparsers(dest="users_command", required=True)
@@ -79,6 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("name")
     add.add_argument("--role", choices=[r.value for r in Role], default=Role.PLAYER.value)
     add.set_defaults(func=_users_add)
+    for verb, text in (
+        ("disable", "disable an account and revoke its tokens"),
+        ("enable", "enable it again"),
+    ):
+        sub = users_commands.add_parser(verb, help=text)
+        sub.add_argument("name")
+        sub.set_defaults(func=_users_disable)
     migrate = commands.add_parser("migrate", help="apply the database migrations")
     migrate.set_defaults(func=_migrate)
     args = parser.parse_args(argv)

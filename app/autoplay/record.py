@@ -13,6 +13,7 @@ from typing import Any
 
 from app.engine.bids import Bid
 from app.engine.cards import Card, card_texts
+from app.engine.ending import misere_partner
 from app.engine.result import DealKind, DealResult, PlayMode, WhistCall
 from app.engine.state import TableState
 
@@ -72,11 +73,7 @@ class InterruptedDeal:
             tricks=deal.tricks,
             trick=deal.trick,
             taken={seat: deal.taken[seat] for seat in deal.active},
-            misere_partner=(
-                state.dealer
-                if deal.misere_partner_of is not None and deal.misere_partner_of == deal.declarer
-                else None
-            ),
+            misere_partner=misere_partner(state, deal),
             clocks=clocks,
         )
 

@@ -45,7 +45,7 @@ async def _play_one_table(
     clients: list[TableClient] = []
     try:
         for seat, bot in enumerate(bots):
-            client = TableClient(bot.ws_url(table_id))
+            client = bot.table(table_id)
             await client.connect()
             clients.append(client)
             await bot.sit(table_id, seat)

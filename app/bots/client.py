@@ -12,6 +12,8 @@ from typing import Any
 import httpx
 import websockets
 
+RETRIES_WHEN_BUSY = 6
+
 
 class ApiError(Exception):
     def __init__(self, status: int, body: Any) -> None:
@@ -33,11 +35,16 @@ class Api:
 
     async def call(self, method: str, path: str, body: Any = None) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        try:
-            response = await self.http.request(method, path, json=body, headers=headers)
-        except (httpx.ReadError, httpx.RemoteProtocolError):
-            # A pooled keep-alive connection the server had just closed: once more on a fresh one.
-            response = await self.http.request(method, path, json=body, headers=headers)
+        for _ in range(RETRIES_WHEN_BUSY):
+            try:
+                response = await self.http.request(method, path, json=body, headers=headers)
+            except (httpx.ReadError, httpx.RemoteProtocolError):
+                # A pooled keep-alive connection the server had just closed: once more on a fresh one.
+                response = await self.http.request(method, path, json=body, headers=headers)
+            if response.status_code not in (429, 503) or "retry-after" not in response.headers:
+                break
+            # Rate-limited (login, register) or the password pool is full: wait as told, then again.
+            await asyncio.sleep(min(30.0, float(response.headers["retry-after"])))
         data = response.json() if response.content else None
         if response.status_code >= 400:
             raise ApiError(response.status_code, data)
@@ -69,16 +76,26 @@ class Api:
         seat_taken: int = data["seat"]
         return seat_taken
 
-    def ws_url(self, table_id: int) -> str:
+    def ws_base(self, table_id: int) -> str:
         base = "ws" + self.server[len("http") :] if self.server.startswith("http") else self.server
-        return f"{base}/ws/tables/{table_id}?token={self.token}"
+        return f"{base}/ws/tables/{table_id}"
+
+    async def ws_url(self, table_id: int) -> str:
+        """The table's websocket URL with a fresh single-use ticket (the token never goes in a URL)."""
+        ticket = (await self.call("POST", "/api/auth/ws-ticket"))["ticket"]
+        return f"{self.ws_base(table_id)}?ticket={ticket}"
+
+    def table(self, table_id: int, *, record: bool = False) -> TableClient:
+        return TableClient(self, table_id, record=record)
 
 
 @dataclass
 class TableClient:
-    """One websocket to one table: tracks the version, resyncs on a gap, sends numbered actions."""
+    """One websocket to one table: tracks the version, resyncs on a gap, sends numbered actions.
+    Each `connect` (a reconnect too) gets a fresh ticket through ``api``."""
 
-    url: str
+    api: Api
+    table_id: int
     record: bool = False
     frames: list[dict[str, Any]] = field(default_factory=list)
     seq: int = 0
@@ -88,7 +105,8 @@ class TableClient:
     ws: Any = None
 
     async def connect(self) -> None:
-        self.ws = await websockets.connect(self.url, max_size=2**22, open_timeout=30)
+        url = await self.api.ws_url(self.table_id)
+        self.ws = await websockets.connect(url, max_size=2**22, open_timeout=30)
 
     async def close(self) -> None:
         if self.ws is not None:

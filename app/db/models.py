@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, false
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -16,7 +16,7 @@ class Base(DeclarativeBase):
 
 
 class ServerState(Base):
-    """Small key/value facts about the server itself: the token secret, the liveness heartbeat."""
+    """Small key/value facts about the server itself (the token secret is never kept here)."""
 
     __tablename__ = "server_state"
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
@@ -27,9 +27,15 @@ class User(Base):
     __tablename__ = "users"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
+    # app.auth.users.name_key(name): names are unique case-insensitively after NFKC.
+    name_key: Mapped[str] = mapped_column(String(128), unique=True, index=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[float] = mapped_column(Float)
+    # Tokens carry the generation they were issued in; logout or an admin's revocation increments it,
+    # so every older token is refused at once.
+    token_generation: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Room(Base):

@@ -1,13 +1,18 @@
 """Bidding (торговля), RULES.md §2 and the misère-for-two invitation of §3.3.
 
-The functions here only answer questions about a deal in the BIDDING phase; `machine` applies them.
+The questions about a deal in the BIDDING phase, and the bids, passes and invitations applied.
 """
 
 from __future__ import annotations
 
+from app.engine.actions import AnswerInvitation, MakeBid, PassBid
 from app.engine.bids import LADDER, MISERE, MISERE_NO_TALON, Bid, Strain
+from app.engine.cards import card_texts, sort_cards
 from app.engine.conventions import Conventions
-from app.engine.state import DealState
+from app.engine.events import Event, private, public
+from app.engine.play import start_allpass, start_play
+from app.engine.state import DealState, Phase, TableState
+from app.engine.state import evolve as replace
 
 SIX_SPADES = Bid(6, Strain.SPADES)
 SIX_SPADES_NO_TALON = Bid(6, Strain.SPADES, True)
@@ -97,3 +102,65 @@ def next_bidder(deal: DealState, after: int) -> int:
 def auction_over(deal: DealState) -> bool:
     left = remaining(deal)
     return not left or (len(left) == 1 and deal.highest_seat == left[0])
+
+
+def apply_bid(
+    state: TableState, deal: DealState, action: MakeBid | PassBid
+) -> tuple[TableState, list[Event]]:
+    seat = action.seat
+    if isinstance(action, PassBid):
+        deal = replace(deal, auction=(*deal.auction, (seat, None)), passed=deal.passed | {seat})
+        events = [public("bid", seat=seat, bid=None)]
+    else:
+        deal = replace(
+            deal, auction=(*deal.auction, (seat, action.bid)), highest=action.bid, highest_seat=seat
+        )
+        events = [public("bid", seat=seat, bid=action.bid.text)]
+    if not auction_over(deal):
+        deal = replace(deal, turn=next_bidder(deal, seat))
+        return replace(state, deal=deal), events
+    if deal.highest_seat is None:
+        return start_allpass(state, deal, events)
+    return _auction_won(state, deal, events)
+
+
+def invite_dealer(state: TableState, deal: DealState, seat: int) -> tuple[TableState, list[Event]]:
+    """§3.3: a misère-for-two invitation; the 4-seat dealer is shown the inviter's hand and answers."""
+    deal = replace(deal, invitation_used=True, inviter=seat, turn=state.dealer,
+                   dealer_seen=(*deal.dealer_seen, seat))  # fmt: skip
+    events = [
+        public("invitation", seat=seat),
+        private("shown_hand", {state.dealer}, seat=seat, cards=card_texts(deal.hands[seat])),
+    ]
+    return replace(state, phase=Phase.DEALER_INVITATION, deal=deal), events
+
+
+def answer_invitation(
+    state: TableState, deal: DealState, action: AnswerInvitation
+) -> tuple[TableState, list[Event]]:
+    inviter = deal.inviter
+    assert inviter is not None
+    deal = replace(deal, inviter=None, turn=inviter)
+    events = [public("invitation_answer", seat=action.seat, accept=action.accept)]
+    if not action.accept:
+        return replace(state, phase=Phase.BIDDING, deal=deal), events
+    deal = replace(deal, misere_partner_of=inviter)
+    state, more = apply_bid(replace(state, phase=Phase.BIDDING, deal=deal), deal, MakeBid(inviter, MISERE))
+    return state, events + more
+
+
+def _auction_won(state: TableState, deal: DealState, events: list[Event]) -> tuple[TableState, list[Event]]:
+    declarer = deal.highest_seat
+    bid = deal.highest
+    assert declarer is not None and bid is not None
+    deal = replace(deal, declarer=declarer, bid=bid, turn=declarer)
+    events.append(public("auction_won", declarer=declarer, bid=bid.text))
+    if bid.no_talon:
+        if bid.is_misere:
+            return start_play(state, replace(deal, contract=bid), events)
+        return replace(state, phase=Phase.CONTRACT, deal=deal), events
+    hands = list(deal.hands)
+    hands[declarer] = sort_cards(hands[declarer] + deal.talon)
+    deal = replace(deal, hands=tuple(hands), talon_open=True)
+    events.append(public("talon", cards=card_texts(deal.talon)))
+    return replace(state, phase=Phase.DISCARD, deal=deal), events

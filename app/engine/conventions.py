@@ -11,6 +11,9 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+MAX_STAKE: Final = Decimal(1_000_000)
+MAX_TRICK_PRICE: Final = 100
+
 
 class ConventionError(ValueError):
     """An unknown preset or an invalid override; the message names the field."""
@@ -35,25 +38,28 @@ class Conventions(BaseModel):
     dealer_whist: bool = True
     both_responsible_from: int = Field(8, ge=6, le=11)  # 11 = never both responsible
     # §6 all-pass deals
-    allpass_progression: tuple[int, ...] = (2, 4, 6)  # then the last value repeats
+    allpass_progression: tuple[int, ...] = Field((2, 4, 6), max_length=20)  # then the last value repeats
     allpass_talon_at_three: bool = True  # "на четверых"
     # §7 pulya and settlement
     pool_size: int = Field(10, ge=1, le=1000)
     settlement_rounding: Literal["kodeks", "exact"] = "kodeks"
-    stake_per_whist: Decimal = Field(Decimal(0), ge=0)
-    # §8 clocks (seconds)
-    deal_time: float = Field(120.0, gt=0, le=24 * 3600)
-    reserve_time: float = Field(600.0, ge=0, le=7 * 24 * 3600)
-    misere_bonus: float = Field(300.0, ge=0, le=24 * 3600)
+    # Money per whist: bounded so a settlement never overflows the decimal context.
+    stake_per_whist: Decimal = Field(
+        Decimal(0), ge=0, le=MAX_STAKE, max_digits=16, decimal_places=4, allow_inf_nan=False
+    )
+    # §8 clocks (seconds); no infinities or NaN (they would be stored as non-standard JSON)
+    deal_time: float = Field(120.0, gt=0, le=24 * 3600, allow_inf_nan=False)
+    reserve_time: float = Field(600.0, ge=0, le=7 * 24 * 3600, allow_inf_nan=False)
+    misere_bonus: float = Field(300.0, ge=0, le=24 * 3600, allow_inf_nan=False)
     allpass_timeout_cap: int = Field(6, ge=0, le=10)
     # §9 tournament round
-    round_end_warning: float = Field(600.0, ge=0)
+    round_end_warning: float = Field(600.0, ge=0, le=24 * 3600, allow_inf_nan=False)
 
     @field_validator("allpass_progression")
     @classmethod
     def _progression_not_empty(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if not value or any(v <= 0 for v in value):
-            raise ValueError("must be a non-empty list of positive trick prices")
+        if not value or any(not 0 < v <= MAX_TRICK_PRICE for v in value):
+            raise ValueError(f"must be a non-empty list of trick prices 1..{MAX_TRICK_PRICE}")
         return value
 
     def allpass_trick_price(self, step: int) -> int:

@@ -101,6 +101,14 @@ class TableState:
         return self.dealer if self.deal_number == 0 else (self.dealer + 1) % self.seats
 
 
+def defenders(deal: DealState) -> tuple[int, int]:
+    """The two other active seats, the one after the declarer first (§4.3)."""
+    assert deal.declarer is not None
+    i = deal.active.index(deal.declarer)
+    n = len(deal.active)
+    return deal.active[(i + 1) % n], deal.active[(i + 2) % n]
+
+
 def new_table(seats: int, conventions: Conventions | None = None, first_dealer: int = 0) -> TableState:
     if seats not in (3, 4):
         raise ValueError(f"a table has 3 or 4 seats, not {seats}")

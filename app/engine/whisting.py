@@ -7,9 +7,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.engine.actions import CallWhist
 from app.engine.bids import Bid, Strain
 from app.engine.conventions import Conventions
-from app.engine.result import WhistCall
+from app.engine.ending import deal_result, end_deal
+from app.engine.events import Event, public
+from app.engine.play import leads_in_the_dark, resume_after_choice, start_play
+from app.engine.result import DealKind, PlayMode, WhistCall
+from app.engine.state import DealState, Phase, TableState, defenders
+from app.engine.state import evolve as replace
 
 PASS, WHIST, HALF = WhistCall.PASS, WhistCall.WHIST, WhistCall.HALF_WHIST
 
@@ -35,8 +41,9 @@ class Outcome:
         return bool(self.whisters)
 
 
-def _half_allowed(contract: Bid, conv: Conventions) -> bool:
-    return conv.half_whist and contract.level in (6, 7)  # §4.4: half-whist only on 6 and 7
+def half_whist_allowed(contract: Bid, conv: Conventions) -> bool:
+    """§4.4: a half-whist exists only on 6 and 7, where the convention allows it (the rule's one home)."""
+    return conv.half_whist and contract.level in (6, 7)
 
 
 def next_step(
@@ -50,7 +57,7 @@ def next_step(
     first, second = defenders
     said = [call for seat, call in calls if seat != dealer]
     compulsory = conv.stalingrad and contract == Bid(6, Strain.SPADES)
-    half = _half_allowed(contract, conv)
+    half = half_whist_allowed(contract, conv)
     if not said:
         return Ask(first, (WHIST,) if compulsory else (PASS, WHIST))
     if len(said) == 1:
@@ -103,3 +110,49 @@ def next_step(
             (dealer,), half_whister=None, returned=outcome.half_whister is not None, dealer_whist=True
         )
     return outcome
+
+
+def dealer_if_sitting_out(state: TableState) -> int | None:
+    return state.dealer if state.seats == 4 else None
+
+
+def whist_step(state: TableState, deal: DealState) -> Ask | Outcome:
+    assert deal.contract is not None
+    return next_step(
+        deal.calls, defenders(deal), deal.contract, state.conventions, dealer_if_sitting_out(state)
+    )
+
+
+def call_whist(state: TableState, deal: DealState, action: CallWhist) -> tuple[TableState, list[Event]]:
+    deal = replace(deal, calls=(*deal.calls, (action.seat, action.call)))
+    events = [public("whist", seat=action.seat, call=action.call.value)]
+    step = whist_step(state, deal)
+    if isinstance(step, Ask):
+        return replace(state, deal=replace(deal, turn=step.seat)), events
+    deal = replace(deal, whisters=step.whisters, half_whister=step.half_whister, returned=step.returned,
+                   dealer_whist=step.dealer_whist)  # fmt: skip
+    if not step.played:
+        return end_deal(state, deal, deal_result(state, deal, DealKind.GAME), events)
+    pair = defenders(deal)
+    if step.dealer_whist:
+        deal = replace(deal, mode=PlayMode.OPEN, controller=tuple((h, state.dealer) for h in pair))
+        return start_play(state, deal, events)
+    if len(step.whisters) == 2:
+        return start_play(state, replace(deal, mode=PlayMode.CLOSED), events)
+    deal = replace(deal, mode_chooser=step.whisters[0])
+    if leads_in_the_dark(deal):  # §4.9: the whister chooses after the declarer's first lead
+        return start_play(state, deal, events)
+    deal = replace(deal, turn=None)
+    return replace(state, phase=Phase.PLAY_MODE, deal=deal), events
+
+
+def choose_play(state: TableState, deal: DealState, mode: PlayMode) -> tuple[TableState, list[Event]]:
+    whister = deal.mode_chooser
+    assert whister is not None
+    events = [public("play_mode", seat=whister, mode=mode.value)]
+    deal = replace(deal, mode=mode, mode_chooser=None)
+    if mode is PlayMode.OPEN:
+        passer = next(h for h in defenders(deal) if h != whister)
+        deal = replace(deal, controller=((passer, whister),))
+    resumed = resume_after_choice(state, deal, events)
+    return start_play(state, deal, events) if resumed is None else resumed

@@ -32,7 +32,12 @@ ERROR_CODES: Final[dict[str, str]] = {
     "unauthorized": "missing, invalid or expired token",
     "forbidden": "the role does not allow this",
     "not_found": "no such table",
+    "too_many_connections": "the user or the table has as many connections as allowed",
 }
+
+
+# The largest client sequence number: far below the 32-bit column, so a seat can always go on numbering.
+MAX_SEQ: Final = 1_000_000_000
 
 
 class _Message(BaseModel):
@@ -47,7 +52,7 @@ class ActionMessage(_Message):
     resending a command with the last applied ``seq`` is acknowledged as a duplicate and not applied again."""
 
     type: Literal["action"]
-    seq: int = Field(ge=1, le=2**31 - 1)
+    seq: int = Field(ge=1, le=MAX_SEQ)
     action: dict[str, Any]
 
 
@@ -85,7 +90,7 @@ def parse_client_message(text: str) -> ActionMessage | ResyncMessage | PingMessa
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "the frame must be a JSON object")
     kind = data.get("type")
-    if kind not in _CLIENT_TYPES:
+    if not isinstance(kind, str) or kind not in _CLIENT_TYPES:
         raise ProtocolError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
     try:
         return _CLIENT_ADAPTER.validate_python(data)

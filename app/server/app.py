@@ -2,35 +2,26 @@
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+import asyncio
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
-from fastapi.responses import JSONResponse
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from fastapi import FastAPI
 
+from app.auth.passwords import PasswordPool
+from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker
-from app.db.models import ServerState
 from app.server.context import ServerContext
 from app.server.errors import install_error_handlers
+from app.server.logs import redact_credentials_in_server_logs
+from app.server.middleware import BodyLimit, SecurityHeaders
+from app.server.ratelimit import KeyedLimiter
 from app.server.registry import recover_all, shutdown_all
-from app.server.routes import auth, history, lobby
+from app.server.routes import auth, history, lobby, users
+from app.server.sessions import TicketBook, watch_sessions
 from app.server.settings import Settings, get_settings
 from app.server.ws import router as ws_router
-
-
-async def token_secret(sessions: async_sessionmaker[AsyncSession], configured: str) -> str:
-    """The configured secret, else one generated once and kept in the database (tokens survive restarts)."""
-    if configured:
-        return configured
-    async with sessions() as session, session.begin():
-        row = await session.get(ServerState, "token_secret")
-        if row is None:
-            row = ServerState(key="token_secret", value=secrets.token_hex(32))
-            session.add(row)
-        return row.value
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -45,38 +36,44 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings=settings,
             engine=engine,
             sessions=sessions,
-            token_secret=await token_secret(sessions, settings.token_secret),
+            token_secret=load_token_secret(settings.token_secret, settings.token_secret_file),
             solver_executor=executor,
+            passwords=PasswordPool(settings.hash_workers, settings.hash_backlog),
+            auth_by_address=KeyedLimiter(settings.auth_address_per_minute / 60, settings.auth_address_burst),
+            auth_by_name=KeyedLimiter(settings.auth_name_per_minute / 60, settings.auth_name_burst),
+            tickets=TicketBook(settings.ticket_ttl),
         )
         app.state.ctx = ctx
         await recover_all(ctx)
+        watcher = asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval))
         try:
             yield
         finally:
+            watcher.cancel()
             await shutdown_all(ctx)
             executor.shutdown(wait=False, cancel_futures=True)
+            ctx.passwords.shutdown()
             await engine.dispose()
 
-    app = FastAPI(title="Preferans table server", lifespan=lifespan)
+    redact_credentials_in_server_logs()
+    docs = settings.api_docs
+    app = FastAPI(
+        title="Preferans table server",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
     install_error_handlers(app)
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        # Lobby requests are small; a huge body is refused before anything parses it.
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > settings.max_request_bytes):
-            return JSONResponse(
-                {
-                    "error": "too_large",
-                    "message": f"request bodies are limited to {settings.max_request_bytes}",
-                },
-                status_code=413,
-            )
-        return await call_next(request)
+    # Lobby requests are small; a larger body is refused before anything parses or buffers it.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes, timeout=settings.body_timeout)
+    app.add_middleware(SecurityHeaders, exempt=("/docs", "/redoc") if docs else ())
 
     app.include_router(auth.router)
     app.include_router(lobby.router)
     app.include_router(history.router)
+    app.include_router(users.router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

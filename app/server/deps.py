@@ -6,14 +6,18 @@ import time
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.roles import Role
-from app.auth.tokens import TokenError, verify_token
+from app.auth.tokens import TokenClaims, TokenError, verify_token
 from app.db.models import User
 from app.server.context import ServerContext
 from app.server.errors import ApiError
+
+# Ids are INTEGER columns (32-bit on PostgreSQL): a larger one in a path is a typed 422, never a 500.
+MAX_ID = 2**31 - 1
+Id = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 def get_context(request: Request) -> ServerContext:
@@ -40,24 +44,42 @@ def bearer_token(request: Request) -> str | None:
     return None
 
 
-async def user_from_token(ctx: ServerContext, session: AsyncSession, token: str | None) -> User:
+def claims_of(ctx: ServerContext, token: str | None) -> TokenClaims:
     if not token:
         raise ApiError(401, "unauthorized", "a bearer token is required")
     try:
-        claims = verify_token(ctx.token_secret, token, time.time())
+        return verify_token(ctx.token_secret, token, time.time(), ctx.settings.token_ttl)
     except TokenError as exc:
         raise ApiError(401, "unauthorized", str(exc)) from None
-    user = await session.get(User, claims.user_id)
+
+
+async def live_user(session: AsyncSession, user_id: int, generation: int) -> User:
+    """The user, if the account is enabled and has not revoked tokens of this generation."""
+    user = await session.get(User, user_id)
     if user is None:
         raise ApiError(401, "unauthorized", "the token's user no longer exists")
+    if user.disabled:
+        raise ApiError(401, "unauthorized", "the account is disabled")
+    if user.token_generation != generation:
+        raise ApiError(401, "unauthorized", "the token was revoked")
     return user
 
 
-async def get_current_user(request: Request, ctx: ContextDep, session: SessionDep) -> User:
-    return await user_from_token(ctx, session, bearer_token(request))
+async def user_from_token(ctx: ServerContext, session: AsyncSession, token: str | None) -> User:
+    claims = claims_of(ctx, token)
+    return await live_user(session, claims.user_id, claims.generation)
+
+
+async def get_claims(request: Request, ctx: ContextDep) -> TokenClaims:
+    return claims_of(ctx, bearer_token(request))
+
+
+async def get_current_user(claims: Annotated[TokenClaims, Depends(get_claims)], session: SessionDep) -> User:
+    return await live_user(session, claims.user_id, claims.generation)
 
 
 CurrentUser = Annotated[User, Depends(get_current_user)]
+CurrentClaims = Annotated[TokenClaims, Depends(get_claims)]
 
 
 def require(role: Role) -> object:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 SEAT_ERROR_STATUS = {
     "game_started": 409,
@@ -21,13 +22,25 @@ SEAT_ERROR_STATUS = {
 }
 
 
+HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+              405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type"}  # fmt: skip
+
+
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        field: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.field = field
+        self.headers = headers
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -36,8 +49,16 @@ def install_error_handlers(app: FastAPI) -> None:
         body: dict[str, str] = {"error": exc.code, "message": exc.message}
         if exc.field is not None:
             body["field"] = exc.field
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse(body, status_code=exc.status, headers=headers)
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
+        return JSONResponse(body, status_code=exc.status, headers={**headers, **(exc.headers or {})})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # Starlette's own refusals (no such route, wrong method, unparsable body) in the documented form.
+        code = HTTP_CODES.get(exc.status_code, "bad_request" if exc.status_code < 500 else "server_error")
+        return JSONResponse(
+            {"error": code, "message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -7,6 +7,7 @@ asyncpg in production. Everything else is prefixed ``PREFERANS_``.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -20,21 +21,55 @@ class Settings(BaseSettings):
     database_url: str = Field(
         DEFAULT_DATABASE_URL, validation_alias=AliasChoices("DATABASE_URL", "PREFERANS_DATABASE_URL")
     )
-    # Empty: a secret is generated once and kept in the database, so tokens survive a restart.
+    # At least 32 characters. Empty: the secret is read from ``token_secret_file``, which is generated
+    # (mode 600) on first start, so tokens survive a restart; never kept in the database.
     token_secret: str = ""
-    token_ttl: float = Field(12 * 3600.0, gt=0)
+    token_secret_file: Path = Path("var/token_secret")
+    token_ttl: float = Field(12 * 3600.0, gt=0, le=30 * 24 * 3600)
+    # A websocket ticket is single-use and must be redeemed within this many seconds.
+    ticket_ttl: float = Field(30.0, gt=0, le=600)
+    # How often live sockets are checked against revocations made outside this process (the CLI).
+    session_recheck_interval: float = Field(5.0, gt=0)
     db_pool_size: int = Field(16, ge=1)
     db_max_overflow: int = Field(16, ge=0)
     # A text frame above this many bytes gets a typed error; the transport closes far larger ones (1009).
     max_frame_bytes: int = Field(8192, ge=256)
     transport_max_bytes: int = Field(65536, ge=1024)
     max_request_bytes: int = Field(65536, ge=1024)
+    # A connection must send a whole request head within this many seconds of opening (or of its previous
+    # response), else it is closed: half-open and slowloris sockets do not pile up.
+    header_timeout: float = Field(10.0, gt=0)
+    # Connections (websockets included) from one client address; 0: no cap (behind a reverse proxy).
+    max_connections_per_address: int = Field(256, ge=0)
+    # A request body that takes longer than this to arrive is refused (408).
+    body_timeout: float = Field(10.0, gt=0)
     # Token bucket per websocket connection.
     rate_per_second: float = Field(50.0, gt=0)
     rate_burst: float = Field(100.0, gt=0)
     # A connection that keeps flooding past the limit this many times in a row is closed.
     rate_strikes_to_close: int = Field(200, ge=1)
     send_queue_frames: int = Field(256, ge=8)
+    send_queue_bytes: int = Field(8 << 20, ge=1 << 20)
+    # Snapshots per connection (a resync is coalesced with one already on its way).
+    resync_per_second: float = Field(1.0, gt=0)
+    resync_burst: float = Field(3.0, ge=1)
+    max_connections_per_user: int = Field(8, ge=1)
+    max_connections_per_table: int = Field(200, ge=4)
+    # Password hashing (argon2id, 64 MiB each) runs on this many threads, with at most this many waiting.
+    hash_workers: int = Field(2, ge=1, le=32)
+    hash_backlog: int = Field(16, ge=0)
+    # Login and register attempts (each costs a hash): per client address and, for login, per name.
+    auth_address_per_minute: float = Field(60.0, gt=0)
+    auth_address_burst: float = Field(20.0, ge=1)
+    auth_name_per_minute: float = Field(10.0, gt=0)
+    auth_name_burst: float = Field(5.0, ge=1)
+    # Browser origins allowed to open websockets besides the server's own (comma-separated
+    # "https://host:port"); a request without an Origin header (not a browser) is not affected.
+    allowed_origins: str = ""
+    # The interactive API docs (/docs, /redoc, /openapi.json).
+    api_docs: bool = True
+    # Unfinished tables (waiting or playing) in the rooms of one operator.
+    max_live_tables_per_operator: int = Field(100, ge=1)
     # The last-resort wall-time guard of one robot run (a timed-out seat's discard and the rest of the
     # deal): past it the robot's search is cancelled and the deal archived as interrupted (§8.4). The
     # robots' own limits are node counts, so the guard never changes a decision made within it; their

@@ -6,8 +6,12 @@ connection (and the table) go on.
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from app.db.models import User
 from app.protocol.messages import (
     ActionMessage,
     ErrorMessage,
@@ -17,26 +21,55 @@ from app.protocol.messages import (
     ResyncMessage,
     parse_client_message,
 )
-from app.server.actor import Act, Connect, Disconnect, Resync
+from app.server.actor import TableActor
+from app.server.commands import Act, Connect, Disconnect, Resync
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
-from app.server.deps import user_from_token
+from app.server.deps import MAX_ID, claims_of, live_user
 from app.server.errors import ApiError
 from app.server.registry import get_actor
+from app.server.sessions import too_many_connections, track, untrack
 
 router = APIRouter()
 
 CLOSE_UNAUTHORIZED = 4401
+CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_POLICY = 1008
 
 
-def _token(websocket: WebSocket) -> str | None:
-    token = websocket.query_params.get("token")
-    if token:
-        return token
-    scheme, _, value = websocket.headers.get("authorization", "").partition(" ")
-    return value.strip() if scheme.lower() == "bearer" and value else None
+async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User, float]:
+    """The user and when the socket's authority ends: a single-use ``?ticket=`` (from
+    ``POST /api/auth/ws-ticket``), or a bearer token in the ``Authorization`` header (never in the URL)."""
+    ticket_key = websocket.query_params.get("ticket")
+    async with ctx.sessions() as session:
+        if ticket_key:
+            ticket = ctx.tickets.redeem(ticket_key, time.monotonic())
+            if ticket is None:
+                raise ApiError(401, "unauthorized", "unknown, used or expired ticket")
+            user = await live_user(session, ticket.user_id, ticket.generation)
+            return user, ticket.token_expires_at
+        scheme, _, value = websocket.headers.get("authorization", "").partition(" ")
+        claims = claims_of(ctx, value.strip() if scheme.lower() == "bearer" else None)
+        return await live_user(session, claims.user_id, claims.generation), claims.expires_at
+
+
+def _expire(conn: Connection) -> None:
+    conn.send(ErrorMessage(code="unauthorized", message="token expired"))
+    conn.close(CLOSE_UNAUTHORIZED)
+
+
+def origin_allowed(websocket: WebSocket, allowed: str) -> bool:
+    """A browser's page may open a socket only from the server's own origin or an allowed one (another
+    site's page must not play with its visitor's ticket); clients that send no Origin are not browsers."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    if origin in {o.strip().rstrip("/").lower() for o in allowed.split(",") if o.strip()}:
+        return True
+    host = websocket.headers.get("host", "").lower()
+    return bool(host) and origin in (f"http://{host}", f"https://{host}")
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
@@ -49,25 +82,46 @@ async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
     ctx: ServerContext = websocket.app.state.ctx
     settings = ctx.settings
+    if not origin_allowed(websocket, settings.allowed_origins):
+        await _refuse(websocket, "forbidden", "this origin may not open table sockets", CLOSE_FORBIDDEN)
+        return
     try:
-        async with ctx.sessions() as session:
-            user = await user_from_token(ctx, session, _token(websocket))
+        user, authority_ends = await _authenticate(ctx, websocket)
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
-    actor = await get_actor(ctx, table_id)
+    actor = await get_actor(ctx, table_id) if 1 <= table_id <= MAX_ID else None
     if actor is None:
         await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
         return
-    await websocket.accept()
+    crowded = too_many_connections(ctx, user.id, table_id)
+    if crowded is not None:
+        await _refuse(websocket, "too_many_connections", crowded, CLOSE_POLICY)
+        return
+    conn = Connection(
+        websocket,
+        user.id,
+        user.name,
+        settings.send_queue_frames,
+        queue_bytes=settings.send_queue_bytes,
+        generation=user.token_generation,
+    )
+    track(ctx, conn, table_id)  # no await since the count above: the caps hold
+    try:
+        await websocket.accept()
+    except Exception:
+        untrack(ctx, conn, table_id)
+        raise
     # Fetched again after the await: a finished table may have left memory meanwhile. No await between
     # this and the submit below, so the actor that gets the connection is the live one.
     actor = await get_actor(ctx, table_id)
     assert actor is not None
-    conn = Connection(websocket, user.id, user.name, settings.send_queue_frames)
     conn.start()
+    loop = asyncio.get_running_loop()
+    expiry = loop.call_later(max(0.0, authority_ends - time.time()), _expire, conn)
     actor.submit(Connect(conn))
     bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
+    resyncs = TokenBucket(settings.resync_per_second, settings.resync_burst)
     strikes = 0
     try:
         while not conn.closed.is_set():
@@ -101,12 +155,28 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
             if isinstance(message, ActionMessage):
                 actor.submit(Act(conn, message.seq, message.action))
             elif isinstance(message, ResyncMessage):
-                actor.submit(Resync(conn))
+                # A snapshot is the table's dearest frame: one at a time per connection (more asks are
+                # answered by the one on its way) and at most `resync_per_second` of them, later if over.
+                if conn.resync_pending:
+                    continue
+                conn.resync_pending = True
+                delay = resyncs.reserve()
+                if delay == 0:
+                    actor.submit(Resync(conn))
+                else:
+                    loop.call_later(delay, _resync_later, actor, conn)
             elif isinstance(message, PingMessage):
                 conn.send(PongMessage(id=message.id))
     except WebSocketDisconnect:
         pass
     finally:
+        expiry.cancel()
+        untrack(ctx, conn, table_id)
         conn.close()
         actor.submit(Disconnect(conn))
         await conn.wait_sent()
+
+
+def _resync_later(actor: TableActor, conn: Connection) -> None:
+    if not conn.closed.is_set():
+        actor.submit(Resync(conn))

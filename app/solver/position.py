@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.engine import play
 from app.engine.cards import Card, Suit
 from app.solver.errors import InvalidPosition
 
@@ -18,30 +19,13 @@ Hands = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
 
 
 def legal_cards(hand: tuple[Card, ...], trick: tuple[Card, ...], trump: Suit | None) -> tuple[Card, ...]:
-    """Follow suit; if void, trump if possible; otherwise any card (RULES.md §10)."""
-    if not trick:
-        return hand
-    led = trick[0].suit
-    same = tuple(c for c in hand if c.suit is led)
-    if same:
-        return same
-    if trump is not None:
-        trumps = tuple(c for c in hand if c.suit is trump)
-        if trumps:
-            return trumps
-    return hand
+    """The engine's following rule (RULES.md §10, [K 3.9.3]) for a trick given as its cards."""
+    return play.legal_cards(hand, trick[0] if trick else None, trump)
 
 
 def trick_winner(leader: int, trick: tuple[Card, Card, Card], trump: Suit | None) -> int:
-    """The seat that takes a complete trick: the highest trump, else the highest card of the led suit."""
-    best = 0
-    for i in (1, 2):
-        c, b = trick[i], trick[best]
-        if (c.suit is b.suit and c.rank > b.rank) or (
-            trump is not None and c.suit is trump and b.suit is not trump
-        ):
-            best = i
-    return (leader + best) % 3
+    """The seat that takes a complete trick led by ``leader`` (the engine's rule: `play.trick_winner`)."""
+    return (leader + play.trick_winner(tuple(enumerate(trick)), trump)) % 3
 
 
 @dataclass(frozen=True, slots=True)

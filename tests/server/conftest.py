@@ -51,6 +51,8 @@ class ServerProcess:
     log_path: Path | None = None
     proc: subprocess.Popen[bytes] | None = None
     extra_env: dict[str, str] = field(default_factory=dict)
+    log_level: str = "warning"
+    extra_args: tuple[str, ...] = ()
 
     @property
     def url(self) -> str:
@@ -59,6 +61,8 @@ class ServerProcess:
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env["DATABASE_URL"] = self.database_url
+        if self.log_path is not None:  # one token secret per test server, beside its log
+            env["PREFERANS_TOKEN_SECRET_FILE"] = str(self.log_path.parent / "token_secret")
         env.update(self.extra_env)
         return env
 
@@ -79,7 +83,7 @@ class ServerProcess:
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "warning"],
+             "--log-level", self.log_level, *self.extra_args],
             env=self.env(),
             cwd=ROOT,
             stdout=log,
@@ -170,8 +174,21 @@ async def _add_users(database_url: str) -> None:
         await engine.dispose()
 
 
-def _server(database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
-    server = ServerProcess(database_url, log_path=tmp_path / "server.log")
+def _server(
+    database_url: str,
+    tmp_path: Path,
+    extra_env: dict[str, str] | None = None,
+    *,
+    log_level: str = "warning",
+    extra_args: tuple[str, ...] = (),
+) -> Iterator[ServerProcess]:
+    server = ServerProcess(
+        database_url,
+        log_path=tmp_path / "server.log",
+        extra_env=extra_env or {},
+        log_level=log_level,
+        extra_args=extra_args,
+    )
     # In-process for speed; `python -m app users add` itself is tested in test_accounts.py.
     upgrade(database_url)
     asyncio.run(_add_users(database_url))

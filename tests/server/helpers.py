@@ -42,11 +42,11 @@ async def open_table(
     watcher = None
     if spectator:
         watcher_api = await new_player(server, "spec")
-        watcher = TableClient(watcher_api.ws_url(table["id"]), record=record)
+        watcher = watcher_api.table(table["id"], record=record)
         await watcher.connect()
         players.append(watcher_api)
     for seat in range(seats):
-        client = TableClient(players[seat].ws_url(table["id"]), record=record)
+        client = players[seat].table(table["id"], record=record)
         await client.connect()
         clients.append(client)
         await players[seat].sit(table["id"], seat)

@@ -113,7 +113,7 @@ async def test_bad_frames_and_commands_are_refused_and_the_table_plays_on(server
         assert sum(1 for row in log["actions"] if row["client_seq"] == 5) == 1
 
         # A frame past the transport limit closes only that connection.
-        extra = TableClient(table.players[other].ws_url(table.id))
+        extra = table.players[other].table(table.id)
         await extra.connect()
         await extra.ws.send(json.dumps({"type": "ping", "pad": "y" * 100_000}))
         with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -152,9 +152,9 @@ async def test_websocket_without_a_valid_token_or_table_is_refused(server: Serve
     player = await new_player(server)
     try:
         for url, code, close in (
-            (f"ws://127.0.0.1:{server.port}/ws/tables/1?token=forged.token", "unauthorized", 4401),
+            (f"ws://127.0.0.1:{server.port}/ws/tables/1?ticket=forged-ticket", "unauthorized", 4401),
             (f"ws://127.0.0.1:{server.port}/ws/tables/1", "unauthorized", 4401),
-            (player.ws_url(999_999), "not_found", 4404),
+            (await player.ws_url(999_999), "not_found", 4404),
         ):
             async with websockets.connect(url) as ws:
                 frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
@@ -222,11 +222,11 @@ async def test_rest_refuses_unauthenticated_wrong_role_and_invalid_input(server:
         )
         assert status == 401
         status, body = await _status(
-            anonymous, "POST", "/api/auth/register", {"name": OPERATOR, "password": "xxxx"}
+            anonymous, "POST", "/api/auth/register", {"name": OPERATOR, "password": "xxxxxxxx"}
         )
         assert status == 409 and body["field"] == "name"
         status, body = await _status(
-            anonymous, "POST", "/api/auth/register", {"name": "a b", "password": "xxxx"}
+            anonymous, "POST", "/api/auth/register", {"name": "a b", "password": "xxxxxxxx"}
         )
         assert status == 422 and body["field"] == "name"
     finally:

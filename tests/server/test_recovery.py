@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from app.bots.client import Chooser, TableClient, play_table, random_chooser
+from app.bots.client import Api, Chooser, TableClient, play_table, random_chooser
 from tests.server.conftest import ServerProcess
 from tests.server.helpers import Table, open_table, play_out
 
 DOWNTIME = 6.0
 
 
-async def _snapshot(url: str) -> dict[str, Any]:
-    client = TableClient(url)
+async def _snapshot(api: Api, table_id: int) -> dict[str, Any]:
+    client = api.table(table_id)
     await client.connect()
     try:
         while True:
@@ -81,12 +81,12 @@ async def test_kill_9_mid_deal_then_restart_resumes_same_state_and_clocks(
         table = await _stop_mid_deal(server, seed)
         if table is None:
             continue
-        urls = [api.ws_url(table.id) for api in table.players]
+        urls = list(table.players)
         # Quiet: an action a bot sent just before stopping may still be on its way.
         previous = None
         while True:
             await asyncio.sleep(0.3)
-            probe = await _snapshot(urls[0])
+            probe = await _snapshot(urls[0], table.id)
             if previous is not None and probe["v"] == previous["v"]:
                 break
             previous = probe
@@ -98,9 +98,9 @@ async def test_kill_9_mid_deal_then_restart_resumes_same_state_and_clocks(
     assert table is not None and probe is not None, f"no table stopped mid-deal: {ended}"
     running = probe["clock"]["running"]
     assert running is not None
-    before = [await _snapshot(url) for url in urls]
+    before = [await _snapshot(url, table.id) for url in urls]
     asked_at = time.monotonic()
-    old = await _snapshot(urls[running])  # the running seat's time left, as of just after asked_at
+    old = await _snapshot(urls[running], table.id)  # the running seat's time left, as of just after asked_at
     await asyncio.sleep(2.5)  # the running seat thinks; clock checkpoints are written meanwhile
     killed_at = time.monotonic()
     if how == "kill -9":
@@ -110,9 +110,9 @@ async def test_kill_9_mid_deal_then_restart_resumes_same_state_and_clocks(
     await asyncio.sleep(DOWNTIME)
     restarted_at = time.monotonic()
     server.start()
-    new = await _snapshot(urls[running])
+    new = await _snapshot(urls[running], table.id)
     got_at = time.monotonic()
-    after = [await _snapshot(url) for url in urls]
+    after = [await _snapshot(url, table.id) for url in urls]
 
     for was, now in zip(before, after, strict=True):
         assert now["v"] == was["v"]
@@ -132,7 +132,7 @@ async def test_kill_9_mid_deal_then_restart_resumes_same_state_and_clocks(
     # whenever the restart itself (before recovery) takes less than DOWNTIME, as it does by seconds here.
 
     # And the game goes on to the end.
-    table.clients = [TableClient(url) for url in urls]
+    table.clients = [api.table(table.id) for api in urls]
     for client in table.clients:
         await client.connect()
     try:

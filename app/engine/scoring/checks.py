@@ -11,6 +11,7 @@ from app.engine.conventions import Conventions
 from app.engine.result import DealKind, DealResult, WhistCall
 from app.engine.scoring.calls import active_seats, whist_outcome
 from app.engine.scoring.records import ScoringError
+from app.engine.whisting import half_whist_allowed
 
 _ZASTREL_BIDS = (Bid(6, Strain.SPADES), Bid(7, Strain.SPADES))
 
@@ -60,7 +61,7 @@ def check_result(result: DealResult, seats: int, conventions: Conventions) -> No
         return
     if result.misere_partner is not None:
         raise ScoringError("partner", "only a misère has a partner")
-    _check_calls(result, active)
+    _check_calls(result, active, conventions)
     outcome = whist_outcome(result)
     if outcome.played and result.tricks is None:
         raise ScoringError("tricks", "a whist stood, so the deal was played: tricks are needed")
@@ -70,14 +71,15 @@ def check_result(result: DealResult, seats: int, conventions: Conventions) -> No
         _check_tricks(result, active)
 
 
-def _check_calls(result: DealResult, active: tuple[int, ...]) -> None:
+def _check_calls(result: DealResult, active: tuple[int, ...], conventions: Conventions) -> None:
     defenders = [s for s in active if s != result.declarer]
     callers = set(defenders) | ({result.dealer} if result.seats == 4 else set())
     for seat, call in result.calls:
         if seat not in callers:
             raise ScoringError("calls", f"seat {seat} does not whist on this deal")
-        if call is WhistCall.HALF_WHIST and result.contract is not None and result.contract.level > 7:
-            raise ScoringError("calls", "a half-whist is only possible on 6 and 7 (§4.4)")
+        half = call is WhistCall.HALF_WHIST
+        if half and result.contract is not None and not half_whist_allowed(result.contract, conventions):
+            raise ScoringError("calls", "a half-whist is only possible on 6 and 7, where allowed (§4.4)")
     last = dict(result.calls)
     if sum(call is WhistCall.HALF_WHIST for call in last.values()) > 1:
         raise ScoringError("calls", "only one half-whist can stand")

@@ -1,17 +1,26 @@
-"""Register, log in, who am I."""
+"""Register, log in, who am I.
+
+Both register and login cost an argon2 hash: they run on the server's bounded password pool (never on the
+event loop) and are rate-limited per client address and, for login, per name (429 with ``Retry-After``).
+"""
 
 from __future__ import annotations
 
 import time
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import IntegrityError
 
+from app.auth.passwords import PoolBusy
 from app.auth.roles import Role
 from app.auth.tokens import issue_token
-from app.auth.users import AccountError, authenticate, create_user
-from app.server.deps import ContextDep, CurrentUser, SessionDep
+from app.auth.users import AccountError, check_credentials, create_user, revoke_tokens, user_by_name
+from app.server.context import ServerContext
+from app.server.deps import ContextDep, CurrentClaims, CurrentUser, SessionDep
 from app.server.errors import ApiError
+from app.server.ratelimit import retry_after
+from app.server.sessions import close_user
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -35,25 +44,86 @@ class UserOut(BaseModel):
     role: str
 
 
+def _too_many(wait: float) -> ApiError:
+    return ApiError(
+        429, "rate_limited", "too many attempts; try again later", headers={"Retry-After": retry_after(wait)}
+    )
+
+
+def _busy() -> ApiError:
+    return ApiError(503, "busy", "the server is busy; try again shortly", headers={"Retry-After": "1"})
+
+
+def _limit(ctx: ServerContext, request: Request, name: str | None) -> None:
+    now = time.monotonic()
+    address = request.client.host if request.client else "?"
+    wait = ctx.auth_by_address.take(address, now)
+    if wait == 0 and name is not None:
+        wait = ctx.auth_by_name.take(name.casefold(), now)
+    if wait > 0:
+        raise _too_many(wait)
+
+
 @router.post("/register", status_code=201)
-async def register(body: Credentials, session: SessionDep) -> UserOut:
+async def register(body: Credentials, request: Request, session: SessionDep, ctx: ContextDep) -> UserOut:
     """Anyone may register; new accounts are players (operators and admins come from the CLI)."""
+    _limit(ctx, request, None)
     try:
-        user = await create_user(session, body.name, body.password, Role.PLAYER)
+        check_credentials(body.name, body.password)
+        if await user_by_name(session, body.name) is not None:
+            raise AccountError("name", "already taken")
+        password_hash = await ctx.passwords.hash(body.password)
+        user = await create_user(session, body.name, body.password, Role.PLAYER, password_hash=password_hash)
     except AccountError as exc:
         status = 409 if exc.message == "already taken" else 422
         raise ApiError(status, "invalid_account", str(exc), exc.field) from None
-    await session.commit()
+    except PoolBusy:
+        raise _busy() from None
+    try:
+        await session.commit()
+    except IntegrityError:  # the same name registered concurrently
+        raise ApiError(409, "invalid_account", "name: already taken", "name") from None
     return UserOut(id=user.id, name=user.name, role=user.role)
 
 
 @router.post("/login")
-async def login(body: Credentials, session: SessionDep, ctx: ContextDep) -> TokenOut:
-    user = await authenticate(session, body.name, body.password)
-    if user is None:
+async def login(body: Credentials, request: Request, session: SessionDep, ctx: ContextDep) -> TokenOut:
+    _limit(ctx, request, body.name)
+    user = await user_by_name(session, body.name)
+    try:
+        # An unknown name is verified against a decoy hash: it costs what a wrong password costs.
+        ok = await ctx.passwords.verify(user.password_hash if user else None, body.password)
+    except PoolBusy:
+        raise _busy() from None
+    if user is None or not ok:
         raise ApiError(401, "unauthorized", "wrong name or password")
-    token, expires_at = issue_token(ctx.token_secret, user.id, time.time(), ctx.settings.token_ttl)
+    if user.disabled:
+        raise ApiError(403, "disabled", "the account is disabled")
+    token, expires_at = issue_token(
+        ctx.token_secret, user.id, time.time(), ctx.settings.token_ttl, user.token_generation
+    )
     return TokenOut(token=token, expires_at=expires_at, user_id=user.id, name=user.name, role=user.role)
+
+
+class TicketOut(BaseModel):
+    ticket: str
+    expires_in: float
+
+
+@router.post("/ws-ticket")
+async def ws_ticket(user: CurrentUser, claims: CurrentClaims, ctx: ContextDep) -> TicketOut:
+    """A single-use ticket for opening one websocket (``/ws/tables/{id}?ticket=…``) within ``expires_in``
+    seconds; the socket lives until the bearer token it came from expires."""
+    ticket, ttl = ctx.tickets.issue(user.id, user.token_generation, claims.expires_at, time.monotonic())
+    return TicketOut(ticket=ticket, expires_in=ttl)
+
+
+@router.post("/logout")
+async def logout(user: CurrentUser, session: SessionDep, ctx: ContextDep) -> dict[str, int]:
+    """Revokes every token of the caller (all devices) and closes the caller's sockets."""
+    await revoke_tokens(session, user)
+    await session.commit()
+    return {"closed": close_user(ctx, user.id, "logged out")}
 
 
 @router.get("/me")

@@ -11,14 +11,14 @@ from sqlalchemy import select
 
 from app.autoplay import AdjudicationError
 from app.autoplay import InterruptedDeal as InterruptedRecord
-from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal
+from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, TableSeat
 from app.engine.bids import Bid
 from app.engine.conventions import Conventions
 from app.engine.result import PlayMode, WhistCall
 from app.engine.scoring import ScoringError
 from app.engine.scoring.checks import check_result
 from app.server.commands import Award, SeatError
-from app.server.deps import AdminUser, ContextDep, CurrentUser, SessionDep
+from app.server.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
 from app.server.registry import get_actor
 
@@ -28,7 +28,7 @@ FINAL = ("finished", "awaiting_adjudication")
 
 
 @router.get("/tables/{table_id}/history")
-async def table_history(table_id: int, _user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+async def table_history(table_id: Id, _user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """Every finished deal's full record (RULES §12: shown to the table once the deal is over)."""
     table = await session.get(GameTable, table_id)
     if table is None:
@@ -49,11 +49,18 @@ async def table_history(table_id: int, _user: CurrentUser, session: SessionDep) 
 
 
 @router.get("/admin/tables/{table_id}/log")
-async def action_log(table_id: int, _admin: AdminUser, session: SessionDep) -> dict[str, Any]:
-    """The archive: the whole action log (shuffles included) with clocks, for review."""
+async def action_log(table_id: Id, admin: AdminUser, session: SessionDep) -> dict[str, Any]:
+    """The archive: the whole action log (shuffles included) with clocks, for review. Not to an admin
+    seated at the table while its game is played: the shuffles are every hand (RULES §12)."""
     table = await session.get(GameTable, table_id)
     if table is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
+    if table.status not in FINAL:
+        seated = await session.scalar(
+            select(TableSeat).where(TableSeat.table_id == table_id, TableSeat.user_id == admin.id)
+        )
+        if seated is not None:
+            raise ApiError(403, "forbidden", "a player at this table cannot read its log during the game")
     rows = (
         await session.execute(
             select(ActionRecord).where(ActionRecord.table_id == table_id).order_by(ActionRecord.seq)
@@ -104,7 +111,7 @@ class AwardIn(BaseModel):
 
 
 @router.post("/admin/interrupted/{deal_id}/award")
-async def award(deal_id: int, body: AwardIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
+async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
     """Award a result to an interrupted deal; the table's actor writes it (a game over is settled again).
 
     No database connection is held while the table's actor works on the award.

@@ -5,21 +5,24 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
-from app.server.actor import Leave, SeatError, Sit, Stop
-from app.server.deps import ContextDep, CurrentUser, OperatorUser, SessionDep
+from app.server.actor import TableActor
+from app.server.commands import Leave, SeatError, Sit, Stop
+from app.server.deps import MAX_ID, ContextDep, CurrentUser, Id, OperatorUser, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
-from app.server.registry import get_actor
+from app.server.registry import LIVE, get_actor
 
 router = APIRouter(prefix="/api", tags=["lobby"])
+
+MAX_PAGE = 100
 
 
 class RoomIn(BaseModel):
@@ -60,7 +63,7 @@ class TableOut(BaseModel):
 
 
 class SitIn(BaseModel):
-    seat: int | None = None
+    seat: int | None = Field(None, ge=0, le=3)
 
 
 class StopIn(BaseModel):
@@ -116,20 +119,32 @@ async def _table_out(ctx: ContextDep, session: SessionDep, table: GameTable) -> 
 
 
 @router.get("/rooms")
-async def list_rooms(_user: CurrentUser, session: SessionDep) -> list[RoomOut]:
-    rooms = (await session.execute(select(Room).where(Room.closed.is_(False)).order_by(Room.id))).scalars()
+async def list_rooms(
+    _user: CurrentUser,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
+    after: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+) -> list[RoomOut]:
+    """Open rooms by id, a page at a time: ``after`` is the last id of the previous page."""
+    rooms = (
+        await session.execute(
+            select(Room).where(Room.closed.is_(False), Room.id > after).order_by(Room.id).limit(limit)
+        )
+    ).scalars()
     return [await _room_out(session, room) for room in rooms]
 
 
 @router.post("/rooms", status_code=201)
 async def create_room(body: RoomIn, user: OperatorUser, session: SessionDep) -> RoomOut:
     conventions = _validate_conventions(body.preset, body.overrides)
+    validated = conventions.model_dump(mode="json")
     room = Room(
         name=body.name,
         operator_id=user.id,
         preset=body.preset,
-        overrides=body.overrides,
-        conventions=conventions.model_dump(mode="json"),
+        # The validated values, not the request's: `1e999` was a float infinity there.
+        overrides={key: validated[key] for key in body.overrides},
+        conventions=validated,
         created_at=time.time(),
     )
     session.add(room)
@@ -138,7 +153,7 @@ async def create_room(body: RoomIn, user: OperatorUser, session: SessionDep) -> 
 
 
 @router.get("/rooms/{room_id}")
-async def get_room(room_id: int, _user: CurrentUser, session: SessionDep) -> RoomOut:
+async def get_room(room_id: Id, _user: CurrentUser, session: SessionDep) -> RoomOut:
     room = await session.get(Room, room_id)
     if room is None:
         raise ApiError(404, "not_found", f"no room {room_id}")
@@ -147,7 +162,7 @@ async def get_room(room_id: int, _user: CurrentUser, session: SessionDep) -> Roo
 
 @router.get("/rooms/{room_id}/tables")
 async def list_tables(
-    room_id: int, _user: CurrentUser, ctx: ContextDep, session: SessionDep
+    room_id: Id, _user: CurrentUser, ctx: ContextDep, session: SessionDep
 ) -> list[TableOut]:
     tables = (
         await session.execute(select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id))
@@ -157,7 +172,7 @@ async def list_tables(
 
 @router.post("/rooms/{room_id}/tables", status_code=201)
 async def open_table(
-    room_id: int, body: TableIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
+    room_id: Id, body: TableIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
 ) -> TableOut:
     room = await session.get(Room, room_id)
     if room is None:
@@ -167,6 +182,15 @@ async def open_table(
     if body.seats not in (3, 4):
         raise ApiError(422, "invalid_request", "seats: a table has 3 or 4 seats", "seats")
     conventions = _validate_conventions(room.preset, {**room.overrides, **body.overrides})
+    live = await session.scalar(
+        select(func.count())
+        .select_from(GameTable)
+        .join(Room, Room.id == GameTable.room_id)
+        .where(Room.operator_id == room.operator_id, GameTable.status.in_(LIVE))
+    )
+    cap = ctx.settings.max_live_tables_per_operator
+    if (live or 0) >= cap:
+        raise ApiError(409, "too_many_tables", f"an operator has at most {cap} unfinished tables")
     table = GameTable(
         room_id=room.id,
         seats=body.seats,
@@ -183,7 +207,7 @@ async def open_table(
 
 
 @router.get("/tables/{table_id}")
-async def get_table(table_id: int, _user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
+async def get_table(table_id: Id, _user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
     table = await session.get(GameTable, table_id)
     if table is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
@@ -197,21 +221,34 @@ async def _ask(future: asyncio.Future[Any]) -> Any:
         raise ApiError(SEAT_ERROR_STATUS.get(exc.code, 409), exc.code, exc.message) from None
 
 
-@router.post("/tables/{table_id}/sit")
-async def sit(table_id: int, body: SitIn, user: CurrentUser, ctx: ContextDep) -> dict[str, int]:
-    actor = await get_actor(ctx, table_id)
+async def _live_actor(ctx: ContextDep, table_id: int) -> TableActor:
+    """The table's actor, if its game is not over: a finished table is not loaded into memory for a
+    seat change (it would stay there), it is refused from its row."""
+    actor = ctx.tables.get(table_id)
+    if actor is None:
+        async with ctx.sessions() as session:
+            status = await session.scalar(select(GameTable.status).where(GameTable.id == table_id))
+        if status is None:
+            raise ApiError(404, "not_found", f"no table {table_id}")
+        if status not in LIVE:
+            raise ApiError(409, "game_over", "the table's game is over")
+        actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
+    return actor
+
+
+@router.post("/tables/{table_id}/sit")
+async def sit(table_id: Id, body: SitIn, user: CurrentUser, ctx: ContextDep) -> dict[str, int]:
+    actor = await _live_actor(ctx, table_id)
     reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     actor.submit(Sit(user.id, user.name, body.seat, reply))
     return {"seat": await _ask(reply)}
 
 
 @router.post("/tables/{table_id}/leave")
-async def leave(table_id: int, user: CurrentUser, ctx: ContextDep) -> dict[str, bool]:
-    actor = await get_actor(ctx, table_id)
-    if actor is None:
-        raise ApiError(404, "not_found", f"no table {table_id}")
+async def leave(table_id: Id, user: CurrentUser, ctx: ContextDep) -> dict[str, bool]:
+    actor = await _live_actor(ctx, table_id)
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Leave(user.id, reply))
     await _ask(reply)
@@ -220,7 +257,7 @@ async def leave(table_id: int, user: CurrentUser, ctx: ContextDep) -> dict[str, 
 
 @router.post("/tables/{table_id}/stop")
 async def stop_table(
-    table_id: int, body: StopIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
+    table_id: Id, body: StopIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
 ) -> dict[str, bool]:
     """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason."""
     table = await session.get(GameTable, table_id)
@@ -229,8 +266,7 @@ async def stop_table(
     room = await session.get(Room, table.room_id)
     if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
         raise ApiError(403, "forbidden", "only the room's operator or an admin stops a table")
-    actor = await get_actor(ctx, table_id)
-    assert actor is not None
+    actor = await _live_actor(ctx, table_id)
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Stop(f"{user.name}: {body.reason}", reply))
     await _ask(reply)

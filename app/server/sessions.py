@@ -1,0 +1,135 @@
+"""Who is connected, by user, and the short-lived websocket tickets.
+
+A websocket is opened with a single-use ticket obtained over REST with the bearer token, so no long-lived
+token ever travels in a URL (where proxies and servers log it). Every live socket is tracked by user, so a
+logout, a revocation or a disabled account closes that user's sockets at once, and a socket closes by
+itself when the token it was opened with expires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+
+from app.db.models import User
+from app.protocol.messages import ErrorMessage
+
+if TYPE_CHECKING:
+    from app.server.connection import Connection
+    from app.server.context import ServerContext
+
+log = logging.getLogger(__name__)
+
+CLOSE_UNAUTHORIZED = 4401
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    user_id: int
+    generation: int
+    token_expires_at: float  # wall clock: the socket closes then
+    expires_at: float  # monotonic: the ticket must be redeemed before
+
+
+class TicketBook:
+    """Single-use tickets, valid ``ttl`` seconds; at most ``max_per_user`` outstanding per user (the
+    oldest is dropped) and ``max_total`` in all, so memory stays bounded."""
+
+    def __init__(self, ttl: float, max_per_user: int = 16, max_total: int = 100_000) -> None:
+        self.ttl = ttl
+        self.max_per_user = max_per_user
+        self.max_total = max_total
+        self._tickets: OrderedDict[str, Ticket] = OrderedDict()
+
+    def issue(self, user_id: int, generation: int, token_expires_at: float, now: float) -> tuple[str, float]:
+        self._expire(now)
+        mine = [key for key, t in self._tickets.items() if t.user_id == user_id]
+        for key in mine[: max(0, len(mine) - self.max_per_user + 1)]:
+            del self._tickets[key]
+        while len(self._tickets) >= self.max_total:
+            self._tickets.popitem(last=False)
+        key = secrets.token_urlsafe(24)
+        self._tickets[key] = Ticket(user_id, generation, token_expires_at, now + self.ttl)
+        return key, self.ttl
+
+    def redeem(self, key: str, now: float) -> Ticket | None:
+        ticket = self._tickets.pop(key, None)
+        if ticket is None or ticket.expires_at <= now:
+            return None
+        return ticket
+
+    def _expire(self, now: float) -> None:
+        while self._tickets:
+            key, ticket = next(iter(self._tickets.items()))
+            if ticket.expires_at > now:
+                break
+            del self._tickets[key]
+
+
+def too_many_connections(ctx: ServerContext, user_id: int, table_id: int) -> str | None:
+    """Why one more socket of this user to this table is refused, or None."""
+    settings = ctx.settings
+    if len(ctx.user_connections.get(user_id, ())) >= settings.max_connections_per_user:
+        return f"at most {settings.max_connections_per_user} connections per user"
+    if len(ctx.table_connections.get(table_id, ())) >= settings.max_connections_per_table:
+        return f"at most {settings.max_connections_per_table} connections per table"
+    return None
+
+
+def track(ctx: ServerContext, conn: Connection, table_id: int) -> None:
+    ctx.user_connections.setdefault(conn.user_id, set()).add(conn)
+    ctx.table_connections.setdefault(table_id, set()).add(conn)
+
+
+def untrack(ctx: ServerContext, conn: Connection, table_id: int) -> None:
+    for index, key in ((ctx.user_connections, conn.user_id), (ctx.table_connections, table_id)):
+        conns = index.get(key)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del index[key]
+
+
+def close_user(ctx: ServerContext, user_id: int, why: str) -> int:
+    """Close every live socket of a user (logout, revocation, disabled account); returns how many."""
+    conns = list(ctx.user_connections.get(user_id, ()))
+    for conn in conns:
+        conn.send(ErrorMessage(code="unauthorized", message=why))
+        conn.close(CLOSE_UNAUTHORIZED)
+    return len(conns)
+
+
+async def watch_sessions(ctx: ServerContext, interval: float) -> None:
+    """Closes the sockets of users revoked or disabled behind the server's back (the command line
+    writes to the database, not to this process)."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await _sweep(ctx)
+        except Exception:
+            log.exception("session sweep failed")
+
+
+async def _sweep(ctx: ServerContext) -> None:
+    ids = list(ctx.user_connections)
+    if not ids:
+        return
+    async with ctx.sessions() as session:
+        rows = (
+            await session.execute(
+                select(User.id, User.token_generation, User.disabled).where(User.id.in_(ids))
+            )
+        ).all()
+    current = {row.id: (row.token_generation, row.disabled) for row in rows}
+    for user_id in ids:
+        generation, disabled = current.get(user_id, (None, True))
+        stale = [c for c in ctx.user_connections.get(user_id, ()) if disabled or c.generation != generation]
+        for conn in stale:
+            conn.send(ErrorMessage(code="unauthorized", message="the session was revoked"))
+            conn.close(CLOSE_UNAUTHORIZED)

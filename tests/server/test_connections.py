@@ -1,0 +1,121 @@
+"""Connections cannot hog the server (issue 13): resyncs are coalesced and budgeted per connection, a
+client that does not read is dropped with its queue bounded, connections per user and per table capped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+
+from app.protocol.messages import PongMessage, SnapshotMessage
+from app.server.connection import CLOSE_TOO_SLOW, Connection
+from tests.server.conftest import OPERATOR, ServerProcess, _server, login, new_player
+
+
+@pytest.fixture
+def capped_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    env = {"PREFERANS_MAX_CONNECTIONS_PER_USER": "3", "PREFERANS_MAX_CONNECTIONS_PER_TABLE": "5"}
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'c.db'}", tmp_path, env)
+
+
+async def _table(server: ServerProcess) -> int:
+    operator = await login(server, OPERATOR)
+    try:
+        room = await operator.create_room("r", {})
+        return int((await operator.open_table(room["id"], 3))["id"])
+    finally:
+        await operator.close()
+
+
+async def _frames(ws: Any, seconds: float) -> list[dict[str, Any]]:
+    frames = []
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            frames.append(json.loads(await asyncio.wait_for(ws.recv(), left)))
+        except TimeoutError:
+            break
+    return frames
+
+
+async def test_a_resync_flood_is_coalesced_into_a_few_snapshots(sqlite_server: ServerProcess) -> None:
+    """Before: every resync rebuilt and sent the whole snapshot (48/s per connection stalled every table)."""
+    table_id = await _table(sqlite_server)
+    player = await new_player(sqlite_server)
+    try:
+        async with websockets.connect(await player.ws_url(table_id)) as ws:
+            assert json.loads(await ws.recv())["type"] == "snapshot"
+            for _ in range(45):  # within the 50 frames/s a connection may send
+                await ws.send('{"type": "resync"}')
+            frames = await _frames(ws, 2.5)
+            snapshots = [f for f in frames if f["type"] == "snapshot"]
+            # The burst (3) and one a second: never one per ask.
+            assert 1 <= len(snapshots) <= 6, len(snapshots)
+            assert not [f for f in frames if f["type"] == "error"]
+    finally:
+        await player.close()
+
+
+async def test_connections_per_user_and_per_table_are_capped(capped_server: ServerProcess) -> None:
+    table_id = await _table(capped_server)
+    players = [await new_player(capped_server) for _ in range(3)]
+    sockets = []
+    try:
+        for _ in range(3):
+            sockets.append(await websockets.connect(await players[0].ws_url(table_id)))
+        async with websockets.connect(await players[0].ws_url(table_id)) as ws:
+            frame = json.loads(await ws.recv())
+            assert frame["code"] == "too_many_connections" and "per user" in frame["message"]
+        for _ in range(2):
+            sockets.append(await websockets.connect(await players[1].ws_url(table_id)))
+        async with websockets.connect(await players[2].ws_url(table_id)) as ws:
+            frame = json.loads(await ws.recv())
+            assert frame["code"] == "too_many_connections" and "per table" in frame["message"]
+        await sockets.pop().close()
+        await asyncio.sleep(0.3)
+        async with websockets.connect(await players[2].ws_url(table_id)) as ws:
+            assert json.loads(await ws.recv())["type"] == "snapshot"
+    finally:
+        for ws in sockets:
+            await ws.close()
+        for api in players:
+            await api.close()
+
+
+class _StuckSocket:
+    """A websocket whose client never reads: the first send never completes."""
+
+    def __init__(self) -> None:
+        self.closed_with: int | None = None
+
+    async def send_text(self, _text: str) -> None:
+        await asyncio.Event().wait()
+
+    async def close(self, code: int = 1000) -> None:
+        self.closed_with = code
+
+
+async def test_a_client_that_does_not_read_is_dropped_with_a_bounded_queue() -> None:
+    socket = _StuckSocket()
+    conn = Connection(socket, 1, "slow", queue_frames=10_000, queue_bytes=1 << 20)  # type: ignore[arg-type]
+    conn.start()
+    await asyncio.sleep(0)  # the sender takes the first frame and hangs on it
+    big = SnapshotMessage(
+        table=1, v=1, status="playing", seat=None, seats=[], view={"pad": "x" * 100_000},
+        clock=None, legal=[], sheet=None,
+    )  # fmt: skip
+    sent = 0
+    while not conn.closed.is_set():
+        conn.send(big)
+        sent += 1
+        assert sent < 100
+    assert conn.queued_bytes <= 1 << 20
+    conn.send(PongMessage(id=1))  # ignored once closed
+    await conn.wait_sent()
+    assert socket.closed_with == CLOSE_TOO_SLOW

@@ -1,0 +1,89 @@
+"""Slow and half-open clients (issue 13): a connection that never completes a request head is closed after
+the header timeout, connections per client address are capped, the server raises its descriptor limit."""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.server.transport import raise_open_files_limit
+from tests.server.conftest import ServerProcess, _server
+
+
+@pytest.fixture
+def guarded_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    env = {"PREFERANS_HEADER_TIMEOUT": "1", "PREFERANS_MAX_CONNECTIONS_PER_ADDRESS": "40"}
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'g.db'}", tmp_path, env)
+
+
+def _open(server: ServerProcess, first_bytes: bytes) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    if first_bytes:
+        sock.sendall(first_bytes)
+    return sock
+
+
+def _closed_by_server(sock: socket.socket, within: float) -> bool:
+    sock.settimeout(within)
+    try:
+        while data := sock.recv(4096):
+            del data
+        return True  # EOF
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+
+
+def test_half_open_and_slowloris_connections_are_closed(guarded_server: ServerProcess) -> None:
+    """Before: they stayed open forever (400 websockets + 300 of them exhausted 512 descriptors)."""
+    silent = [_open(guarded_server, b"") for _ in range(10)]
+    partial = [_open(guarded_server, b"GET /api/health HTTP/1.1\r\nHost: x\r\n") for _ in range(10)]
+    started = time.monotonic()
+    try:
+        for sock in [*silent, *partial]:
+            assert _closed_by_server(sock, within=8)
+        assert time.monotonic() - started < 10
+        # A keep-alive connection gone quiet after a response is closed too; one that speaks is served.
+        with httpx.Client(base_url=guarded_server.url) as http:
+            assert http.get("/api/health").status_code == 200
+            time.sleep(2)
+            assert http.get("/api/health").status_code == 200  # on a new connection
+    finally:
+        for sock in [*silent, *partial]:
+            sock.close()
+
+
+def test_connections_per_address_are_capped(guarded_server: ServerProcess) -> None:
+    held = [_open(guarded_server, b"") for _ in range(40)]
+    try:
+        extra = _open(guarded_server, b"")
+        assert _closed_by_server(extra, within=0.5)  # at once, not after the header timeout
+        extra.close()
+    finally:
+        for sock in held:
+            sock.close()
+    time.sleep(0.2)
+    with httpx.Client(base_url=guarded_server.url) as http:
+        assert http.get("/api/health").status_code == 200
+
+
+def test_the_open_files_limit_is_raised_where_allowed() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        if soft == hard and hard != resource.RLIM_INFINITY:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (max(64, hard // 2), hard))
+        lowered = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        assert raise_open_files_limit() >= lowered
+        now_soft, now_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        assert now_soft > lowered or lowered == now_hard
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
