@@ -1,4 +1,4 @@
-"""STYLE: the engine, clock, autoplay, solver and table step are pure: no asyncio, web, database or clock.
+"""STYLE: the engine, clock, autoplay, solver, table step and robots are pure: no asyncio, I/O or clock.
 
 Every module of those packages is scanned, the Cython kernel (``.pyx``) included: a robot decision or a
 table step that read the clock would change with the machine's load (issue 9). Python modules are read
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "app"
-PURE = ("engine", "clock", "autoplay", "solver", "table")
+PURE = ("engine", "clock", "autoplay", "solver", "table", "robots")
 FORBIDDEN = {"asyncio", "time", "datetime", "zoneinfo", "socket", "socketserver", "ssl", "select",
              "selectors", "http", "urllib", "sqlite3", "fastapi", "starlette", "uvicorn", "websockets",
              "sqlalchemy", "asyncpg", "aiosqlite", "alembic", "psycopg", "psycopg2", "posix.time",
