@@ -10,15 +10,15 @@ the same discard and finishes or interrupts the same deals as an idle one. A car
 machine alike. The wall time is the server's business (`app.server.robot`): it may raise the robot's
 `CancelToken` as a last resort, which stops the search with `SolverCancelled`.
 
-Sizing (bench/solver.py "robot decisions", compiled kernel, the shared 2-core dev machine): over 54 000
-card decisions of 1800 deals played out by the robot, the median took 9 nodes and the costliest 112 k
-(contracts) and 761 k (misère) nodes; the search ran at 11–16 M nodes/s (busy–quiet). So
-`DEFAULT_NODE_BUDGET` (20 M nodes, 26× the costliest decision) costs at most 1.3–1.9 s, and a decision
-that reaches it is one the robot cannot make on any machine. The discard robot's costliest playable
-misère hand took 13 M nodes (median 3 M) at 8–19 M nodes/s; `DISCARD_NODE_BUDGET` (60 M) costs at most
-3–7.5 s. Both together stay well inside the server's default guard of 30 s
-(``PREFERANS_ROBOT_GUARD_SECONDS``); later cards of a deal are sub-problems of the first, far cheaper
-(the costliest whole deal, every decision on an empty table, took 1.5 M nodes).
+Sizing (bench/solver.py "robot decisions", compiled kernel, the shared 2-core dev machine). Node counts
+are the machine's no more than the decisions are: over 54 000 card decisions of 1800 deals played out by
+the robot, the costliest took 112 k nodes (contracts) and 761 k (misère), a whole deal at most 1.6 M; the
+discard robot's costliest playable misère hand took 13 M nodes (median 3 M). `DEFAULT_NODE_BUDGET`
+(20 M, 26× the costliest card) and `DISCARD_NODE_BUDGET` (60 M, 4.8× the costliest discard) therefore
+cut in only on positions far beyond anything measured, and the same ones on every machine. In seconds:
+the kernel searched 11–19 M nodes/s on the quiet machine and 2.4–2.9 M with the machine ten times
+oversubscribed, so both whole budgets together take about 4–7 s quiet and 33 s at worst: inside the
+server's default guard of 60 s (``PREFERANS_ROBOT_GUARD_SECONDS``) even then.
 """
 
 from __future__ import annotations

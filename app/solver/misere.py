@@ -12,7 +12,7 @@ counts, deterministic in both kernels: each layout's search by `LAYOUT_NODE_BUDG
 to prove clean within it counts as caught), the whole discard by ``node_budget``; when that runs out
 mid-round the pick stands on the rounds completed. The rounds play at most 972 layouts (389 M nodes at
 most); the costliest playable misère hand measured by bench/solver.py took 13 M nodes (median 3 M), so
-`DISCARD_NODE_BUDGET` (60 M, 3–7.5 s on the dev machine) bounds only the pathological case.
+`DISCARD_NODE_BUDGET` (60 M: 3–5 s on the quiet dev machine) bounds only the pathological case.
 ``cancel`` lets the server stop it from outside (`SolverCancelled`).
 """
 
