@@ -70,7 +70,11 @@ class Settings(BaseSettings):
     api_docs: bool = True
     # Unfinished tables (waiting or playing) in the rooms of one operator.
     max_live_tables_per_operator: int = Field(100, ge=1)
-    solver_budget: float = Field(5.0, gt=0)
+    # The last-resort wall-time guard of one robot run (a timed-out seat's discard and the rest of the
+    # deal): past it the robot's search is cancelled and the deal archived as interrupted (§8.4). The
+    # robots' own limits are node counts, so the guard never changes a decision made within it; their
+    # worst case on the dev machine is a few seconds (bench/solver.py, app/autoplay/robot.py).
+    robot_guard_seconds: float = Field(30.0, gt=0)
     # A robot player's pause before each decision, so people can follow its play.
     robot_delay_ms: int = Field(600, ge=0, le=10_000)
     # How often a running clock is persisted, bounding what a crash can give back to the player on move.
