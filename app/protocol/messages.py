@@ -107,6 +107,7 @@ class SeatInfo(_Message):
     seat: int
     user: str | None
     connected: bool
+    robot: str | None = None  # a robot seat: its level (easy, strong, random)
 
 
 class EventFrame(_Message):

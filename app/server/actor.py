@@ -43,6 +43,7 @@ from app.server.context import ServerContext
 from app.server.persistence import StepWrite, commit_step
 from app.server.publishing import publish_presence, publish_update, send_snapshot
 from app.server.robot import run_off_loop, solver_robot
+from app.server.robot_levels import robot_level
 from app.table import (
     AwardDeal,
     ClockExpiry,
@@ -226,7 +227,8 @@ class TableActor:
     def seat_infos(self) -> list[SeatInfo]:
         connected = {c.seat for c in self.connections if c.seat is not None and not c.closed.is_set()}
         return [
-            SeatInfo(seat=s, user=self.seat_names[s], connected=s in connected) for s in range(self.seats)
+            SeatInfo(seat=s, user=name, connected=s in connected, robot=robot_level(name))
+            for s, name in enumerate(self.seat_names)
         ]
 
     async def _on_sit(self, sit: Sit) -> None:
@@ -415,8 +417,9 @@ class TableActor:
         try:
             return work(ServerMoves(_shuffle))
         except RobotRequired:
-            moves = ServerMoves(_shuffle, solver_robot(self.ctx.settings))
-            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves))
+            robot = solver_robot(self.ctx.settings)
+            moves = ServerMoves(_shuffle, robot)
+            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves), robot)
 
     async def _on_checkpoint(self) -> None:
         game = self.game

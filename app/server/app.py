@@ -22,6 +22,7 @@ from app.server.routes import auth, history, lobby, users
 from app.server.sessions import TicketBook, watch_sessions
 from app.server.settings import Settings, get_settings
 from app.server.ws import router as ws_router
+from app.web import mount_site
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -80,4 +81,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    mount_site(app)
     return app

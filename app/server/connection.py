@@ -128,8 +128,8 @@ class Connection:
     async def wait_sent(self, timeout: float = 10.0) -> None:
         """Lets the last frames go out, for at most ``timeout`` seconds (a client may not be reading)."""
         if self._sender is not None:
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(self._sender), timeout)
+            # `wait` neither raises the sender's own error nor swallows the caller's cancellation.
+            await asyncio.wait({self._sender}, timeout=timeout)
             if not self._sender.done():
                 self._sender.cancel()
 

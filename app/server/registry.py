@@ -101,6 +101,10 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
                 )
     ctx.tables[table_id] = actor
     actor.start()
+    if row.status in LIVE:
+        from app.server.robot_seats import attach_robots  # the robot players import the solver lazily
+
+        attach_robots(ctx, actor)
     return actor
 
 

@@ -76,6 +76,8 @@ class Settings(BaseSettings):
     # made within it. Their whole budgets (60 M nodes a discard, 20 M a card) take about 4 s on the quiet
     # dev machine and 33 s with it ten times oversubscribed (bench/solver.py, app/autoplay/robot.py).
     robot_guard_seconds: float = Field(60.0, gt=0)
+    # A robot player's pause before each decision, so people can follow its play.
+    robot_delay_ms: int = Field(600, ge=0, le=10_000)
     # How often a running clock is persisted, bounding what a crash can give back to the player on move.
     clock_checkpoint_interval: float = Field(1.0, gt=0)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
@@ -19,6 +19,8 @@ from app.server.commands import Leave, SeatError, Sit, Stop
 from app.server.deps import MAX_ID, ContextDep, CurrentUser, Id, OperatorUser, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
 from app.server.registry import LIVE, get_actor
+from app.server.robot_levels import robot_level
+from app.server.robot_seats import attach_robots, robot_user
 
 router = APIRouter(prefix="/api", tags=["lobby"])
 
@@ -49,6 +51,7 @@ class SeatOut(BaseModel):
     seat: int
     user: str | None
     connected: bool
+    robot: str | None = None  # a robot seat's level
 
 
 class TableOut(BaseModel):
@@ -64,6 +67,11 @@ class TableOut(BaseModel):
 
 class SitIn(BaseModel):
     seat: int | None = Field(None, ge=0, le=3)
+
+
+class RobotIn(BaseModel):
+    seat: int | None = Field(None, ge=0, le=3)
+    level: Literal["easy", "normal", "strong", "random"] = "strong"
 
 
 class StopIn(BaseModel):
@@ -104,7 +112,10 @@ async def _table_out(ctx: ContextDep, session: SessionDep, table: GameTable) -> 
             )
         ).all()
         names = dict(rows)
-        players = [SeatOut(seat=s, user=names.get(s), connected=False) for s in range(table.seats)]
+        players = [
+            SeatOut(seat=s, user=names.get(s), connected=False, robot=robot_level(names.get(s)))
+            for s in range(table.seats)
+        ]
         status = table.status
     return TableOut(
         id=table.id,
@@ -246,6 +257,38 @@ async def sit(table_id: Id, body: SitIn, user: CurrentUser, ctx: ContextDep) -> 
     return {"seat": await _ask(reply)}
 
 
+async def _check_room_operator(ctx: ContextDep, table_id: int, user: User, what: str) -> None:
+    """404 for an unknown table, 403 unless ``user`` is the table's room operator or an admin."""
+    async with ctx.sessions() as session:
+        table = await session.get(GameTable, table_id)
+        if table is None:
+            raise ApiError(404, "not_found", f"no table {table_id}")
+        room = await session.get(Room, table.room_id)
+        if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
+            raise ApiError(403, "forbidden", f"only the room's operator or an admin {what}")
+
+
+@router.post("/tables/{table_id}/robots")
+async def seat_robot(
+    table_id: Id, body: RobotIn, user: OperatorUser, ctx: ContextDep
+) -> dict[str, int | str]:
+    """Issue 12: the room's operator (or an admin) seats a robot in an empty seat before the game starts."""
+    await _check_room_operator(ctx, table_id, user, "seats robots")
+    actor = await _live_actor(ctx, table_id)
+    free = [s for s, u in enumerate(actor.seat_users) if u is None]
+    seat = body.seat if body.seat is not None else (free[0] if free else None)
+    if seat is None:
+        raise ApiError(409, "table_full", "no free seat")
+    async with ctx.sessions() as session, session.begin():
+        robot = await robot_user(session, body.level, seat)
+        robot_id, name = robot.id, robot.name
+    reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    actor.submit(Sit(robot_id, name, seat, reply))
+    seated = await _ask(reply)
+    attach_robots(ctx, actor)
+    return {"seat": seated, "robot": name}
+
+
 @router.post("/tables/{table_id}/leave")
 async def leave(table_id: Id, user: CurrentUser, ctx: ContextDep) -> dict[str, bool]:
     actor = await _live_actor(ctx, table_id)
@@ -256,16 +299,12 @@ async def leave(table_id: Id, user: CurrentUser, ctx: ContextDep) -> dict[str, b
 
 
 @router.post("/tables/{table_id}/stop")
-async def stop_table(
-    table_id: Id, body: StopIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
-) -> dict[str, bool]:
-    """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason."""
-    table = await session.get(GameTable, table_id)
-    if table is None:
-        raise ApiError(404, "not_found", f"no table {table_id}")
-    room = await session.get(Room, table.room_id)
-    if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
-        raise ApiError(403, "forbidden", "only the room's operator or an admin stops a table")
+async def stop_table(table_id: Id, body: StopIn, user: OperatorUser, ctx: ContextDep) -> dict[str, bool]:
+    """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason.
+
+    No database connection is held while the table's actor works on the stop (it needs one to commit).
+    """
+    await _check_room_operator(ctx, table_id, user, "stops a table")
     actor = await _live_actor(ctx, table_id)
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Stop(f"{user.name}: {body.reason}", reply))

@@ -1,0 +1,67 @@
+/** The site's entry: hash routes to page modules, the header (navigation, language switch). */
+import { session, logout } from "./api.js";
+import { h } from "./dom.js";
+import { t, setLang, lang, onLangChange } from "./i18n.js";
+
+/**
+ * A page module mounts itself into `root` and returns its unmount function.
+ * @typedef {(root: HTMLElement, params: string[]) => (() => void) | void} Mount
+ */
+
+/** @type {Array<[RegExp, () => Promise<{mount: Mount}>]>} */
+const ROUTES = [
+  [/^#\/login$/, () => import("./pages/login.js")],
+  [/^#\/table\/(\d+)$/, () => import("./pages/table.js")],
+  [/^#\/games\/(\d+)$/, () => import("./pages/game.js")],
+  [/^#\/games$/, () => import("./pages/games.js")],
+  [/^#\/lobby$/, () => import("./pages/lobby.js")],
+];
+
+/** @type {(() => void) | void} */
+let unmount;
+
+async function route() {
+  const root = /** @type {HTMLElement} */ (document.getElementById("page"));
+  let hash = location.hash || "#/lobby";
+  if (!session() && hash !== "#/login") {
+    sessionStorage.setItem("preferans.after_login", hash);
+    hash = "#/login";
+    history.replaceState(null, "", hash);
+  }
+  const found = ROUTES.find(([pattern]) => pattern.test(hash)) ?? ROUTES[ROUTES.length - 1];
+  const params = (hash.match(found[0]) ?? []).slice(1);
+  const module = await found[1]();
+  if (unmount) unmount();
+  root.replaceChildren();
+  renderNav();
+  unmount = module.mount(root, params);
+}
+
+function renderNav() {
+  const nav = /** @type {HTMLElement} */ (document.getElementById("nav"));
+  const user = session();
+  nav.replaceChildren(
+    ...(user
+      ? [
+          h("a", { href: "#/lobby" }, t("lobby")),
+          h("a", { href: "#/games" }, t("my_games")),
+          h("span", { class: "whoami", "data-user": user.name }, user.name),
+          h("button", { type: "button", onclick: () => { logout(); location.hash = "#/login"; } }, t("logout")),
+        ]
+      : []),
+  );
+  for (const button of document.querySelectorAll("[data-lang]")) {
+    button.setAttribute("aria-pressed", String(button.getAttribute("data-lang") === lang()));
+  }
+  document.querySelector(".brand")?.replaceChildren(t("brand"));
+}
+
+document.addEventListener("click", (event) => {
+  const target = /** @type {HTMLElement} */ (event.target);
+  const choice = target.closest("[data-lang]")?.getAttribute("data-lang");
+  if (choice === "ru" || choice === "en") setLang(choice);
+});
+onLangChange(renderNav);
+document.documentElement.lang = lang();
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,60 @@
+/** One finished game: its sheet, the settlement and every deal (result in words, hands, tricks). */
+import { call } from "../api.js";
+import { cardElement, sortHand } from "../cards.js";
+import { h } from "../dom.js";
+import { t, onLangChange } from "../i18n.js";
+import { sheetElement, settlementElement } from "../sheet.js";
+import { resultWords } from "../table/dealend.js";
+
+/** @param {HTMLElement} root @param {string[]} params */
+export function mount(root, params) {
+  const id = Number(params[0]);
+  /** @type {any} */
+  let history = null;
+  /** @type {string[]} */
+  let names = [];
+  const render = () => {
+    if (!history) return root.replaceChildren(h("p", {}, "…"));
+    const sheet = history.sheet;
+    // Each scored deal wrote one line with its result, in order (an interrupted deal may have none).
+    const lines = (sheet?.history ?? []).filter((/** @type {any} */ l) => l.result);
+    let next = 0;
+    const lineOf = (/** @type {any} */ result) => (lines[next]?.result?.type === result?.type ? lines[next++] : null);
+    const name = (/** @type {number} */ s) => names[s] ?? `#${s}`;
+    root.replaceChildren(
+      h(
+        "section",
+        { class: "game", "data-game-page": id },
+        h("h1", {}, `${t("table")} ${id} · `, h("span", { "data-status": history.status }, t(`status_${history.status}`))),
+        sheet ? sheetElement(sheet, names) : null,
+        history.settlement ? settlementElement(history.settlement, names) : null,
+        h("h2", {}, t("deals")),
+        h(
+          "ol",
+          { class: "deal-list" },
+          ...history.deals.map((/** @type {any} */ d) =>
+            h(
+              "li",
+              { "data-deal": d.deal },
+              h(
+                "details",
+                {},
+                h("summary", {}, `${t("deal_n", { n: d.deal })}: ${resultWords(d.result, lineOf(d.result), name)}`),
+                ...Object.entries(d.record?.record?.hands ?? {}).map(([seat, cards]) =>
+                  h("div", { class: "reveal-hand" }, h("span", { class: "label" }, name(Number(seat))), ...sortHand(/** @type {string[]} */ (cards)).map((c) => cardElement(c))),
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+  };
+  Promise.all([call("GET", `/api/tables/${id}/history`), call("GET", `/api/tables/${id}`)]).then(([data, table]) => {
+    history = data;
+    names = table.players.map((/** @type {any} */ p) => p.user ?? "");
+    render();
+  });
+  render();
+  return onLangChange(render);
+}

@@ -1,0 +1,38 @@
+/** "My games": the finished games of the logged-in player. */
+import { call } from "../api.js";
+import { h } from "../dom.js";
+import { t, onLangChange } from "../i18n.js";
+
+/** @param {HTMLElement} root */
+export function mount(root) {
+  /** @type {any[] | null} */
+  let games = null;
+  const render = () =>
+    root.replaceChildren(
+      h(
+        "section",
+        { class: "games", "data-games": "" },
+        h("h1", {}, t("my_games")),
+        games && !games.length ? h("p", {}, t("no_games")) : null,
+        h(
+          "ul",
+          {},
+          ...(games ?? []).map((g) =>
+            h(
+              "li",
+              { "data-game": g.id },
+              h("a", { href: `#/games/${g.id}` }, `${t("table")} ${g.id}`),
+              ` · ${g.players.map((/** @type {any} */ p) => p.user).join(", ")} · ${t(`status_${g.status}`)}`,
+              g.settlement ? ` · ${g.settlement.result.join(" / ")}` : "",
+            ),
+          ),
+        ),
+      ),
+    );
+  call("GET", "/api/history").then((data) => {
+    games = data;
+    render();
+  });
+  render();
+  return onLangChange(render);
+}

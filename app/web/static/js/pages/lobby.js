@@ -1,0 +1,89 @@
+/** The lobby: rooms, their tables with seats, players, connection status and the game's state; sit or watch. */
+import { call } from "../api.js";
+import { h } from "../dom.js";
+import { t, onLangChange } from "../i18n.js";
+
+/**
+ * @typedef {{id: number, name: string, operator: string, conventions: any}} Room
+ * @typedef {{id: number, room_id: number, seats: number, status: string, players: {seat: number, user: string | null, connected: boolean}[]}} Table
+ */
+
+/** @param {HTMLElement} root */
+export function mount(root) {
+  /** @type {Array<{room: Room, tables: Table[]}>} */
+  let rooms = [];
+  let error = "";
+  let stopped = false;
+
+  async function load() {
+    try {
+      const list = /** @type {Room[]} */ (await call("GET", "/api/rooms"));
+      rooms = await Promise.all(list.map(async (room) => ({ room, tables: await call("GET", `/api/rooms/${room.id}/tables`) })));
+      error = "";
+    } catch (exc) {
+      error = String(/** @type {Error} */ (exc).message);
+    }
+    if (!stopped) render();
+  }
+
+  /** @param {Table} table @param {number | null} seat */
+  async function sit(table, seat) {
+    try {
+      await call("POST", `/api/tables/${table.id}/sit`, { seat });
+      location.hash = `#/table/${table.id}`;
+    } catch (exc) {
+      error = String(/** @type {Error} */ (exc).message);
+      render();
+    }
+  }
+
+  /** @param {Table} table */
+  function tableElement(table) {
+    return h(
+      "li",
+      { class: "table-card", "data-lobby-table": table.id, "data-status": table.status },
+      h("h3", {}, `${t("table")} ${table.id} · ${t("seats_n", { n: table.seats })} · `, h("span", { class: `status ${table.status}` }, t(`status_${table.status}`))),
+      h(
+        "ul",
+        { class: "lobby-seats" },
+        ...table.players.map((p) =>
+          h(
+            "li",
+            { "data-lobby-seat": p.seat },
+            h("span", { class: `dot ${p.connected ? "on" : "off"}`, "aria-label": t(p.connected ? "online" : "offline") }),
+            p.user ?? t("free_seat"),
+            !p.user && table.status === "waiting"
+              ? h("button", { type: "button", "data-action": "sit", "data-table": table.id, "data-seat": p.seat, onclick: () => sit(table, p.seat) }, t("sit"))
+              : null,
+          ),
+        ),
+      ),
+      h("a", { class: "button", href: `#/table/${table.id}`, "data-action": "watch", "data-table": table.id }, t(table.status === "waiting" ? "open_table" : "watch")),
+    );
+  }
+
+  function render() {
+    root.replaceChildren(
+      h(
+        "section",
+        { class: "lobby", "data-lobby": "" },
+        h("h1", {}, t("rooms")),
+        error ? h("p", { class: "error", role: "alert" }, error) : null,
+        rooms.length ? null : h("p", {}, t("no_rooms")),
+        ...rooms.map(({ room, tables }) =>
+          h("article", { class: "room", "data-room": room.id }, h("h2", {}, room.name), h("ul", { class: "tables" }, ...tables.map(tableElement))),
+        ),
+      ),
+    );
+  }
+
+  const timer = setInterval(load, 3000);
+  const unsubscribe = onLangChange(render);
+  render();
+  load();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+    unsubscribe();
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The pulya (score sheet) drawn as on paper, in SVG: one sector per seat, from the edge inwards its whists
+ * on each opponent, its pool (пуля) and its mountain (гора), each written as the running figures
+ * ("0.4.8"); the pool size sits in the centre. Every figure names the deal that wrote it (hover: the
+ * SVG title; tap: the caption under the sheet).
+ */
+import { esc, h, svg } from "./dom.js";
+import { t } from "./i18n.js";
+
+/**
+ * @typedef {{column: "pool" | "mountain" | "whists", seat: number, amount: number, on?: number, reason: string}} Write
+ * @typedef {{kind: string, summary: string, writes: Write[], result?: any}} HistoryLine
+ * @typedef {{seats: number, pools: number[], mountains: number[], whists: number[][], finished: boolean,
+ *   conventions: {pool_size: number}, history: HistoryLine[]}} Sheet
+ * @typedef {{figure: number, deal: number}} Entry
+ */
+
+const SIZE = 400;
+const C = SIZE / 2;
+// Half-sizes of the nested squares: edge | whists | pool | mountain | centre.
+const RINGS = [196, 130, 84, 40];
+
+/** Running figures of one column, each with the history line that wrote it. @param {Sheet} sheet */
+function columns(sheet) {
+  const n = sheet.seats;
+  /** @type {{pool: Entry[][], mountain: Entry[][], whists: Entry[][][]}} */
+  const out = {
+    pool: Array.from({ length: n }, () => []),
+    mountain: Array.from({ length: n }, () => []),
+    whists: Array.from({ length: n }, () => Array.from({ length: n }, () => [])),
+  };
+  const totals = { pool: Array(n).fill(0), mountain: Array(n).fill(0), whists: Array.from({ length: n }, () => Array(n).fill(0)) };
+  sheet.history.forEach((line, index) => {
+    for (const write of line.writes) {
+      if (write.column === "whists" && write.on !== undefined) {
+        totals.whists[write.seat][write.on] += write.amount;
+        out.whists[write.seat][write.on].push({ figure: totals.whists[write.seat][write.on], deal: index });
+      } else if (write.column === "pool" || write.column === "mountain") {
+        totals[write.column][write.seat] += write.amount;
+        out[write.column][write.seat].push({ figure: totals[write.column][write.seat], deal: index });
+      }
+    }
+  });
+  return out;
+}
+
+/** Angles (degrees, 0 = right, 90 = down) of the sector boundaries and bisectors for n seats. @param {number} n */
+function sectors(n) {
+  // Seat 0 at the bottom, then clockwise (left, top, right) as players sit.
+  if (n === 4) return [90, 180, 270, 0].map((mid) => ({ mid, from: mid - 45, to: mid + 45 }));
+  return [
+    { mid: 90, from: 30, to: 150 },
+    { mid: 210, from: 150, to: 270 },
+    { mid: 330, from: 270, to: 390 },
+  ];
+}
+
+/** The point at "square radius" r along angle a (a ray from the centre to the square of half-size r). */
+function onSquare(/** @type {number} */ a, /** @type {number} */ r) {
+  const rad = (a * Math.PI) / 180;
+  const dx = Math.cos(rad);
+  const dy = Math.sin(rad);
+  const k = r / Math.max(Math.abs(dx), Math.abs(dy));
+  return [C + dx * k, C + dy * k];
+}
+
+/** Text that follows a sector's side of the square, with its history per figure. */
+function figures(/** @type {Entry[]} */ entries, /** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ rotate, /** @type {Sheet} */ sheet, /** @type {string} */ cls) {
+  const parts = entries.length
+    ? entries.map((e, i) => {
+        const line = sheet.history[e.deal];
+        const title = t("written_by", { n: e.deal + 1, text: line?.summary ?? "" });
+        return `${i ? "." : ""}<tspan data-history="${e.deal}" tabindex="0"><title>${esc(title)}</title>${e.figure}</tspan>`;
+      })
+    : ["0"];
+  return `<text class="${cls}" x="${x.toFixed(1)}" y="${y.toFixed(1)}" text-anchor="middle" dominant-baseline="middle" transform="rotate(${rotate} ${x.toFixed(1)} ${y.toFixed(1)})">${parts.join("")}</text>`;
+}
+
+/**
+ * The sheet as an SVG element (with its data hooks), and a caption for tapped figures.
+ * @param {Sheet} sheet
+ * @param {string[]} names seat names
+ * @param {{mini?: boolean}} [options]
+ * @returns {HTMLElement}
+ */
+export function sheetElement(sheet, names, options = {}) {
+  const n = sheet.seats;
+  const cols = columns(sheet);
+  const parts = [];
+  // Paper: the nested squares and the sector lines from the centre to the edge.
+  for (const r of RINGS) parts.push(`<rect x="${C - r}" y="${C - r}" width="${2 * r}" height="${2 * r}" class="line"/>`);
+  for (const s of sectors(n)) {
+    const [x1, y1] = onSquare(s.from, RINGS[3]);
+    const [x2, y2] = onSquare(s.from, RINGS[0]);
+    parts.push(`<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" class="line"/>`);
+  }
+  parts.push(`<text x="${C}" y="${C}" class="pool-size" text-anchor="middle" dominant-baseline="middle">${sheet.conventions.pool_size}</text>`);
+  sectors(n).forEach((s, seat) => {
+    const side = Math.abs(Math.cos((s.mid * Math.PI) / 180)) > 0.7; // left or right: text runs vertically
+    const rotate = side ? (Math.cos((s.mid * Math.PI) / 180) > 0 ? -90 : 90) : 0;
+    /** A point at square radius r on the bisector, moved `shift` along the side of the square. */
+    const at = (/** @type {number} */ r, /** @type {number} */ shift = 0) => {
+      const [x, y] = onSquare(s.mid, r);
+      return side ? [x, y + shift] : [x + shift, y];
+    };
+    const group = [];
+    const opponents = Array.from({ length: n }, (_, j) => j).filter((j) => j !== seat);
+    const whistAttrs = opponents.map((j) => `data-whists-on-${j}="${sheet.whists[seat][j]}"`).join(" ");
+    group.push(`<g data-sheet-seat="${seat}" data-pool="${sheet.pools[seat]}" data-mountain="${sheet.mountains[seat]}" ${whistAttrs}>`);
+    group.push(`<title>${esc(names[seat] ?? "")}</title>`);
+    const width = 2 * RINGS[1] * 0.8;
+    opponents.forEach((j, k) => {
+      const shift = (k - (opponents.length - 1) / 2) * (width / opponents.length);
+      const [lx, ly] = at(RINGS[0] - 12, shift);
+      const [fx, fy] = at((RINGS[0] + RINGS[1]) / 2 - 4, shift);
+      group.push(`<g class="whists" data-whists-on="${j}"><text class="on" x="${lx}" y="${ly}" text-anchor="middle" dominant-baseline="middle" transform="rotate(${rotate} ${lx} ${ly})">${esc(t("whists_on", { name: names[j] ?? String(j) }))}</text>`);
+      group.push(figures(cols.whists[seat][j], fx, fy, rotate, sheet, "figure"));
+      group.push("</g>");
+    });
+    const [px, py] = at((RINGS[1] + RINGS[2]) / 2);
+    group.push(figures(cols.pool[seat], px, py, rotate, sheet, "figure pool"));
+    const [mx, my] = at((RINGS[2] + RINGS[3]) / 2);
+    group.push(figures(cols.mountain[seat], mx, my, rotate, sheet, "figure mountain"));
+    const [nx, ny] = at(RINGS[0] + 12);
+    group.push(`<text class="seat-name" x="${nx}" y="${ny}" text-anchor="middle" dominant-baseline="middle" transform="rotate(${rotate} ${nx} ${ny})">${esc(names[seat] ?? "")}</text>`);
+    group.push("</g>");
+    parts.push(group.join(""));
+  });
+  const label = `${t("sheet")}: ` + names.map((name, i) => `${name} ${t("pool")} ${sheet.pools[i]}, ${t("mountain")} ${sheet.mountains[i]}`).join("; ");
+  const drawing = svg(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="-22 -22 ${SIZE + 44} ${SIZE + 44}" class="sheet-svg" role="img" aria-label="${esc(label)}">${parts.join("")}</svg>`,
+  );
+  const caption = h("p", { class: "sheet-caption", "aria-live": "polite" });
+  drawing.addEventListener("click", (event) => {
+    const span = /** @type {Element} */ (event.target).closest("[data-history]");
+    if (!span) return;
+    const deal = Number(span.getAttribute("data-history"));
+    caption.textContent = t("written_by", { n: deal + 1, text: sheet.history[deal]?.summary ?? "" });
+  });
+  return h("figure", { class: options.mini ? "sheet mini" : "sheet", "data-sheet": "" }, drawing, caption);
+}
+
+/**
+ * The settlement in variant 1 and 2 and money at the stake.
+ * @param {any} settlement
+ * @param {string[]} names
+ */
+export function settlementElement(settlement, names) {
+  const row = (/** @type {string} */ key, /** @type {any[]} */ values) =>
+    h("tr", {}, h("th", { scope: "row" }, t(key)), ...values.map((v) => h("td", {}, String(v))));
+  return h(
+    "table",
+    { class: "settlement", "data-settlement": "" },
+    h("caption", {}, t("settlement")),
+    h("thead", {}, h("tr", {}, h("th", {}, t("player")), ...names.map((name) => h("th", { scope: "col" }, name)))),
+    h(
+      "tbody",
+      {},
+      row("mountain", settlement.mountains ?? []),
+      row("variant1", settlement.variant1 ?? []),
+      row("variant2", settlement.variant2 ?? []),
+      row("money", settlement.money ?? []),
+    ),
+  );
+}

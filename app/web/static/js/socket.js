@@ -1,0 +1,170 @@
+/**
+ * The table websocket: versions, resync on a gap, reconnection with backoff, numbered commands.
+ *
+ * A command is sent only while the socket is open; offline it is refused at once (never queued), so a
+ * click can never be applied twice. Every command gets a fresh sequence number above the server's
+ * `last_seq`; a command lost with the socket is not resent (the fresh snapshot says where the game is).
+ */
+
+/**
+ * @typedef {{seat: number, user: string | null, connected: boolean}} SeatInfo
+ * @typedef {{
+ *   table: number, v: number, actions: number, status: string, seat: number | null, seats: SeatInfo[],
+ *   view: any, clock: any, legal: any[], sheet: any, outcome: any, events: any[],
+ *   receivedAt: number
+ * }} TableState
+ * @typedef {"connecting" | "online" | "reconnecting" | "closed"} Link
+ * @typedef {{
+ *   onState: (state: TableState, frame: any) => void,
+ *   onLink: (link: Link) => void,
+ *   onRefused: (code: string, message: string) => void,
+ *   onFatal: (code: string, message: string) => void,
+ * }} Handlers
+ */
+
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+
+export class TableSocket {
+  /** @param {number} tableId @param {string} token @param {Handlers} handlers */
+  constructor(tableId, token, handlers) {
+    this.tableId = tableId;
+    this.token = token;
+    this.handlers = handlers;
+    /** @type {WebSocket | null} */
+    this.ws = null;
+    /** @type {TableState | null} */
+    this.state = null;
+    this.seq = 0;
+    /** @type {number | null} the command awaiting its ack */
+    this.pending = null;
+    this.attempt = 0;
+    this.stopped = false;
+    /** @type {Link} */
+    this.link = "connecting";
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.retry = undefined;
+  }
+
+  start() {
+    this.stopped = false;
+    this.open();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.ws?.close(1000);
+    this.setLink("closed");
+  }
+
+  /** Ask for a fresh snapshot (after sitting down or leaving: the connection's seat changed). */
+  resync() {
+    if (this.ws && this.link === "online") this.ws.send(JSON.stringify({ type: "resync", v: this.state?.v ?? null }));
+  }
+
+  /** Test and debugging hook: drop the socket as a network failure would. */
+  drop() {
+    this.ws?.close(4000, "dropped");
+  }
+
+  /** @returns {boolean} whether a command may be sent now */
+  get canSend() {
+    return this.link === "online" && this.pending === null;
+  }
+
+  /**
+   * Send one action (a copy from `legal`, or built from one). Refused (false) while offline or while the
+   * previous command waits for its answer.
+   * @param {any} action
+   */
+  act(action) {
+    if (!this.ws || this.link !== "online") {
+      this.handlers.onRefused("offline", "");
+      return false;
+    }
+    if (this.pending !== null) return false;
+    this.seq += 1;
+    this.pending = this.seq;
+    this.ws.send(JSON.stringify({ type: "action", seq: this.seq, action }));
+    return true;
+  }
+
+  /** @param {Link} link */
+  setLink(link) {
+    this.link = link;
+    this.handlers.onLink(link);
+  }
+
+  open() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const url = `${scheme}://${location.host}/ws/tables/${this.tableId}?token=${encodeURIComponent(this.token)}`;
+    const ws = new WebSocket(url);
+    this.ws = ws;
+    ws.onmessage = (event) => this.receive(JSON.parse(event.data));
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.pending = null; // lost with the socket; the snapshot after reconnecting tells what was applied
+      if (this.stopped) return;
+      this.setLink("reconnecting");
+      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+      this.attempt += 1;
+      this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
+    };
+  }
+
+  /** @param {any} frame */
+  receive(frame) {
+    switch (frame.type) {
+      case "snapshot": {
+        this.attempt = 0;
+        this.seq = Math.max(this.seq, frame.last_seq ?? 0);
+        this.pending = null;
+        this.state = { ...frame, events: [], receivedAt: performance.now() };
+        this.setLink("online");
+        this.handlers.onState(/** @type {TableState} */ (this.state), frame);
+        break;
+      }
+      case "update": {
+        const state = this.state;
+        if (!state || frame.v !== state.v + 1) {
+          // A lost frame: ask for the whole picture rather than guess.
+          this.ws?.send(JSON.stringify({ type: "resync", v: state?.v ?? null }));
+          return;
+        }
+        this.state = {
+          ...state,
+          ...frame,
+          sheet: frame.sheet ?? state.sheet,
+          seat: state.seat,
+          seats: state.seats,
+          receivedAt: performance.now(),
+        };
+        this.handlers.onState(this.state, frame);
+        break;
+      }
+      case "presence":
+        if (this.state) {
+          this.state = { ...this.state, seats: frame.seats };
+          this.handlers.onState(this.state, frame);
+        }
+        break;
+      case "ack":
+        if (frame.seq === this.pending) this.pending = null;
+        if (this.state) this.handlers.onState(this.state, frame);
+        break;
+      case "error":
+        if (frame.code === "unauthorized" || frame.code === "not_found") {
+          this.stopped = true;
+          this.handlers.onFatal(frame.code, frame.message);
+          return;
+        }
+        if (frame.seq === undefined || frame.seq === null || frame.seq === this.pending) this.pending = null;
+        this.handlers.onRefused(frame.code, frame.message);
+        if (this.state) this.handlers.onState(this.state, frame);
+        break;
+      default:
+        break;
+    }
+  }
+}
