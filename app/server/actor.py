@@ -434,8 +434,9 @@ class TableActor:
         try:
             return work(ServerMoves(_shuffle))
         except RobotRequired:
-            moves = ServerMoves(_shuffle, solver_robot(self.ctx.settings))
-            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves))
+            robot = solver_robot(self.ctx.settings)
+            moves = ServerMoves(_shuffle, robot)
+            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves), robot)
 
     async def _on_checkpoint(self) -> None:
         game = self.game
