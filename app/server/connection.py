@@ -18,6 +18,7 @@ from fastapi import WebSocket
 from pydantic import BaseModel
 
 from app.protocol.messages import SnapshotMessage
+from app.server import metrics
 
 _ids = itertools.count(1)
 
@@ -88,6 +89,7 @@ class Connection:
             return
         if isinstance(message, SnapshotMessage):
             self.resync_pending = False
+        metrics.frame_sent(message)
         text = message.model_dump_json() if isinstance(message, BaseModel) else _dumps(message)
         if self.queued_bytes + len(text) > self.queue_bytes:
             self.close(CLOSE_TOO_SLOW)  # a client that does not read is dropped, never buffered for

@@ -190,6 +190,8 @@ async def open_table(
         raise ApiError(404, "not_found", f"no room {room_id}")
     if room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
         raise ApiError(403, "forbidden", "only the room's operator opens tables in it")
+    if room.closed:  # admin: a closed room opens no more tables
+        raise ApiError(409, "room_closed", "the room is closed")
     if body.seats not in (3, 4):
         raise ApiError(422, "invalid_request", "seats: a table has 3 or 4 seats", "seats")
     conventions = _validate_conventions(room.preset, {**room.overrides, **body.overrides})
@@ -257,18 +259,23 @@ async def sit(table_id: Id, body: SitIn, user: CurrentUser, ctx: ContextDep) -> 
     return {"seat": await _ask(reply)}
 
 
-@router.post("/tables/{table_id}/robots")
-async def seat_robot(
-    table_id: Id, body: RobotIn, user: OperatorUser, ctx: ContextDep
-) -> dict[str, int | str]:
-    """Issue 12: the room's operator (or an admin) seats a robot in an empty seat before the game starts."""
+async def _check_room_operator(ctx: ContextDep, table_id: int, user: User, what: str) -> None:
+    """404 for an unknown table, 403 unless ``user`` is the table's room operator or an admin."""
     async with ctx.sessions() as session:
         table = await session.get(GameTable, table_id)
         if table is None:
             raise ApiError(404, "not_found", f"no table {table_id}")
         room = await session.get(Room, table.room_id)
         if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
-            raise ApiError(403, "forbidden", "only the room's operator or an admin seats robots")
+            raise ApiError(403, "forbidden", f"only the room's operator or an admin {what}")
+
+
+@router.post("/tables/{table_id}/robots")
+async def seat_robot(
+    table_id: Id, body: RobotIn, user: OperatorUser, ctx: ContextDep
+) -> dict[str, int | str]:
+    """Issue 12: the room's operator (or an admin) seats a robot in an empty seat before the game starts."""
+    await _check_room_operator(ctx, table_id, user, "seats robots")
     actor = await _live_actor(ctx, table_id)
     free = [s for s, u in enumerate(actor.seat_users) if u is None]
     seat = body.seat if body.seat is not None else (free[0] if free else None)
@@ -294,16 +301,12 @@ async def leave(table_id: Id, user: CurrentUser, ctx: ContextDep) -> dict[str, b
 
 
 @router.post("/tables/{table_id}/stop")
-async def stop_table(
-    table_id: Id, body: StopIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
-) -> dict[str, bool]:
-    """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason."""
-    table = await session.get(GameTable, table_id)
-    if table is None:
-        raise ApiError(404, "not_found", f"no table {table_id}")
-    room = await session.get(Room, table.room_id)
-    if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
-        raise ApiError(403, "forbidden", "only the room's operator or an admin stops a table")
+async def stop_table(table_id: Id, body: StopIn, user: OperatorUser, ctx: ContextDep) -> dict[str, bool]:
+    """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason.
+
+    No database connection is held while the table's actor works on the stop (it needs one to commit).
+    """
+    await _check_room_operator(ctx, table_id, user, "stops a table")
     actor = await _live_actor(ctx, table_id)
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Stop(f"{user.name}: {body.reason}", reply))
