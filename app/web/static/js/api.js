@@ -25,8 +25,19 @@ export function session() {
   return null;
 }
 
+/** Forget the token here (it was refused, or the user signs out). */
 export function logout() {
   localStorage.removeItem(KEY);
+}
+
+/** Sign out: the server revokes the user's tokens (every device) and closes its sockets; then forget it. */
+export async function signOut() {
+  try {
+    await call("POST", "/api/auth/logout");
+  } catch {
+    /* already invalid: nothing to revoke */
+  }
+  logout();
 }
 
 /**

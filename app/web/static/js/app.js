@@ -1,5 +1,5 @@
 /** The site's entry: hash routes to page modules, the header (navigation, language switch). */
-import { session, logout } from "./api.js";
+import { session, signOut } from "./api.js";
 import { h } from "./dom.js";
 import { t, setLang, lang, onLangChange } from "./i18n.js";
 
@@ -52,7 +52,7 @@ function renderNav() {
           user.role === "operator" || user.role === "admin" ? h("a", { href: "#/operator", "data-nav": "operator" }, t("nav_operator")) : null,
           user.role === "admin" ? h("a", { href: "#/admin", "data-nav": "admin" }, t("nav_admin")) : null,
           h("span", { class: "whoami", "data-user": user.name }, user.name),
-          h("button", { type: "button", onclick: () => { logout(); location.hash = "#/login"; } }, t("logout")),
+          h("button", { type: "button", "data-action": "logout", onclick: async () => { await signOut(); location.hash = "#/login"; } }, t("logout")),
         ].filter((item) => item !== null)
       : []),
   );

@@ -1,7 +1,8 @@
 /**
  * The table websocket: versions, resync on a gap, reconnection with backoff, numbered commands.
  *
- * A command is sent only while the socket is open; offline it is refused at once (never queued), so a
+ * Every (re)connection opens with a fresh single-use ticket (`POST /api/auth/ws-ticket`): the login token
+ * never goes in a URL. A command is sent only while the socket is open; offline it is refused at once (never queued), so a
  * click can never be applied twice. Every command gets a fresh sequence number above the server's
  * `last_seq`; a command lost with the socket is not resent (the fresh snapshot says where the game is).
  */
@@ -22,13 +23,14 @@
  * }} Handlers
  */
 
+import { ApiError, call } from "./api.js";
+
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 
 export class TableSocket {
-  /** @param {number} tableId @param {string} token @param {Handlers} handlers */
-  constructor(tableId, token, handlers) {
+  /** @param {number} tableId @param {Handlers} handlers */
+  constructor(tableId, handlers) {
     this.tableId = tableId;
-    this.token = token;
     this.handlers = handlers;
     /** @type {WebSocket | null} */
     this.ws = null;
@@ -95,32 +97,21 @@ export class TableSocket {
     this.handlers.onLink(link);
   }
 
-  /** A single-use ticket for one socket: the token itself never goes in a URL (servers log URLs). */
-  async ticket() {
-    const response = await fetch("/api/auth/ws-ticket", {
-      method: "POST",
-      headers: { Authorization: `Bearer ${this.token}` },
-    });
-    const body = await response.json().catch(() => ({}));
-    if (response.status === 401) {
-      this.stopped = true;
-      this.setLink("closed");
-      this.handlers.onFatal("unauthorized", body.message ?? "");
-      return null;
-    }
-    if (!response.ok) throw new Error(body.message ?? `HTTP ${response.status}`);
-    return /** @type {string} */ (body.ticket);
-  }
-
   async open() {
+    /** @type {string} */
     let ticket;
     try {
-      ticket = await this.ticket();
-    } catch {
-      this.reconnectLater(); // the server is unreachable: try again, as after a lost socket
+      ticket = (await call("POST", "/api/auth/ws-ticket")).ticket;
+    } catch (exc) {
+      if (exc instanceof ApiError && exc.status === 401) {
+        this.stopped = true;
+        this.handlers.onFatal("unauthorized", exc.message);
+      } else {
+        this.retryLater(); // the server is unreachable: try again like a dropped socket
+      }
       return;
     }
-    if (ticket === null || this.stopped) return;
+    if (this.stopped) return;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const url = `${scheme}://${location.host}/ws/tables/${this.tableId}?ticket=${encodeURIComponent(ticket)}`;
     const ws = new WebSocket(url);
@@ -130,15 +121,15 @@ export class TableSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       this.pending = null; // lost with the socket; the snapshot after reconnecting tells what was applied
-      this.reconnectLater();
+      if (!this.stopped) this.retryLater();
     };
   }
 
-  reconnectLater() {
-    if (this.stopped) return;
+  retryLater() {
     this.setLink("reconnecting");
     const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
     this.attempt += 1;
+    clearTimeout(this.retry);
     this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
   }
 
