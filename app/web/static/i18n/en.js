@@ -104,6 +104,7 @@ export default {
   bonus: "+{s} s",
   refused: "Refused: {msg}",
   hand_of: "{name}'s cards",
+  robot: "robot",
   you: "you",
   timed_out: "out of time",
   waiting_players: "Waiting for every seat to be taken",

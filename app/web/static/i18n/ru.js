@@ -104,6 +104,7 @@ export default {
   bonus: "+{s} с",
   refused: "Отказ: {msg}",
   hand_of: "Карты {name}",
+  robot: "робот",
   you: "вы",
   timed_out: "время вышло",
   waiting_players: "Ждём, пока все сядут за стол",
