@@ -21,9 +21,13 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.server.app import create_app
+    from app.server.logs import configure_json_logging
     from app.server.transport import guarded_protocol, raise_open_files_limit
 
     settings = get_settings()
+    json_logs = settings.log_format == "json"
+    if json_logs:
+        configure_json_logging(args.log_level)
     upgrade(settings.database_url)
     raise_open_files_limit()
     uvicorn.run(
@@ -35,6 +39,7 @@ def _serve(args: argparse.Namespace) -> int:
         ws_per_message_deflate=settings.ws_deflate,
         timeout_keep_alive=max(1, int(min(30, settings.header_timeout))),
         log_level=args.log_level,
+        log_config=None if json_logs else uvicorn.config.LOGGING_CONFIG,
         # Off by default; credentials in URLs are redacted from every log line anyway (app.server.logs).
         access_log=args.access_log,
         lifespan="on",

@@ -11,6 +11,13 @@ The compiled table's times are each the fastest of --repeat solves (each on a fr
 work every time) so that a busy shared machine shows less in them; the pure kernel and the speed ratio
 use single solves of both kernels.
 Targets (issue 4): contracts median <= 1 ms, misère median <= 5 ms, p99 <= 20 ms, compiled >= 100x pure.
+
+"Robot decisions" sizes the robots' node budgets (issue 9): every card of --robot-deals deals played out
+by the solver robot (`Solver.lowest_optimal` on an emptied table each card, as `SolverRobot` does), and
+the misère discard robot on --discards random twelve-card hands and on playable misère hands. It prints
+the nodes of the costliest decision, the search speed in nodes per second, and so the seconds the default
+budgets (`DEFAULT_NODE_BUDGET`, `DISCARD_NODE_BUDGET`) would take at that speed: the worst case a robot can
+cost before it gives up, to be compared with the server's guard (`PREFERANS_ROBOT_GUARD_SECONDS`).
 """
 
 from __future__ import annotations
@@ -25,8 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.autoplay.robot import DEFAULT_NODE_BUDGET
 from app.engine.cards import DECK, Card, Suit
 from app.solver import KERNELS, Position, Solver
+from app.solver.misere import DISCARD_NODE_BUDGET, choose_discard
 
 
 def deals(count: int, seed: int) -> list[tuple[str, Position]]:
@@ -81,6 +90,81 @@ def run(
     return out
 
 
+def robot_decisions(sample: list[tuple[str, Position]], implementation: str) -> None:
+    """Every card of every deal as the solver robot plays it; the costliest decisions and the speed."""
+    by_kind: dict[str, list[int]] = {}
+    deal_nodes: list[int] = []
+    nodes_total = 0
+    seconds = 0.0
+    for _, start_position in sample:
+        session = Solver(implementation)
+        total = 0
+        position = start_position
+        while position.tricks_left:
+            start = time.perf_counter()
+            session.clear()
+            card, _ = session.lowest_optimal(position)
+            seconds += time.perf_counter() - start
+            by_kind.setdefault("misère" if position.misere else "contracts", []).append(session.nodes)
+            total += session.nodes
+            position, _ = position.play(card)
+        deal_nodes.append(total)
+        nodes_total += total
+    rate = nodes_total / seconds
+    print(f"  {'card decisions':<24}{'count':>7}{'median nodes':>14}{'p99 nodes':>11}{'max nodes':>11}")
+    for kind, nodes in sorted(by_kind.items()):
+        print(
+            f"  {kind:<24}{len(nodes):>7}{statistics.median(nodes):>14.0f}{percentile(nodes, 0.99):>11.0f}"
+            f"{max(nodes):>11}"
+        )
+    print(f"  whole deals: max {max(deal_nodes)} nodes; speed {rate / 1e6:.2f} M nodes/s")
+    costliest = max(max(n) for n in by_kind.values())
+    print(
+        f"  DEFAULT_NODE_BUDGET {DEFAULT_NODE_BUDGET:,} nodes = {DEFAULT_NODE_BUDGET / rate:.1f} s at this"
+        f" speed ({DEFAULT_NODE_BUDGET / costliest:.0f}x the costliest decision)"
+    )
+
+
+def discard_hands(count: int, seed: int) -> list[tuple[str, tuple[Card, ...]]]:
+    rng = random.Random(seed)
+    low = [c for c in DECK if c.rank <= 3]
+    high = [c for c in DECK if c.rank > 3]
+    out: list[tuple[str, tuple[Card, ...]]] = []
+    for i in range(count):
+        if i % 2:
+            out.append(("playable misère hands", tuple(rng.sample(low, 10) + rng.sample(high, 2))))
+        else:
+            out.append(("random hands", tuple(rng.sample(DECK, 12))))
+    return out
+
+
+def robot_discards(hands: list[tuple[str, tuple[Card, ...]]], implementation: str) -> None:
+    """The misère discard robot: nodes and time per discard, the speed, the default budget in seconds."""
+    rows: dict[str, list[tuple[int, float, int]]] = {}
+    for i, (kind, cards) in enumerate(hands):
+        start = time.perf_counter()
+        choice = choose_discard(cards, seed=i, leader=(1, 2, 0)[i % 3], implementation=implementation)
+        rows.setdefault(kind, []).append((choice.nodes, time.perf_counter() - start, choice.rounds))
+    print(
+        f"  {'discards':<24}{'count':>7}{'median nodes':>14}{'max nodes':>11}{'median ms':>11}{'max ms':>9}"
+    )
+    for kind, found in sorted(rows.items()):
+        nodes = [r[0] for r in found]
+        ms = [r[1] * 1000 for r in found]
+        print(
+            f"  {kind:<24}{len(found):>7}{statistics.median(nodes):>14.0f}{max(nodes):>11}"
+            f"{statistics.median(ms):>11.1f}{max(ms):>9.1f}"
+        )
+    every = [r for found in rows.values() for r in found]
+    rate = sum(r[0] for r in every) / sum(r[1] for r in every)
+    short = sum(1 for r in every if r[2] < 5)
+    print(f"  speed {rate / 1e6:.2f} M nodes/s; discards cut short by the node budget: {short}")
+    print(
+        f"  DISCARD_NODE_BUDGET {DISCARD_NODE_BUDGET:,} nodes = {DISCARD_NODE_BUDGET / rate:.1f} s at this"
+        f" speed ({DISCARD_NODE_BUDGET / max(r[0] for r in every):.1f}x the costliest discard)"
+    )
+
+
 def _solve_all(positions: list[Position]) -> None:
     for position in positions:
         Solver("cython").solve(position)
@@ -112,7 +196,13 @@ def main() -> None:
     parser.add_argument("--playable-misere", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3, help="compiled solves per deal, the fastest kept")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--robot-deals", type=int, default=1500, help="deals the robot plays out (0: skip)")
+    parser.add_argument("--discards", type=int, default=200, help="hands for the discard robot (0: skip)")
+    parser.add_argument("--robot-only", action="store_true", help="only the robot decisions")
     args = parser.parse_args()
+    if args.robot_only:
+        robot_section(args)
+        return
     sample = deals(args.deals, args.seed)
     playable = playable_misere_deals(args.playable_misere, args.seed + 1)
     print(f"kernels available: {', '.join(sorted(KERNELS))}")
@@ -152,6 +242,20 @@ def main() -> None:
                 per_deal = statistics.median(p[0] / c[0] for p, c in zip(pure[kind], same[kind], strict=True))
                 nodes_equal = [r[1] for r in pure[kind]] == [r[1] for r in same[kind]]
                 print(f"  {kind:<24}{ratio:>7.0f}x {per_deal:>7.0f}x   node counts identical: {nodes_equal}")
+
+    robot_section(args)
+
+
+def robot_section(args: argparse.Namespace) -> None:
+    implementation = "cython" if "cython" in KERNELS else "python"
+    print(f"\nrobot decisions ({implementation})")
+    if args.robot_deals:
+        sample = deals(args.robot_deals, args.seed + 2) + playable_misere_deals(
+            args.robot_deals // 5, args.seed + 3
+        )
+        robot_decisions(sample, implementation)
+    if args.discards:
+        robot_discards(discard_hands(args.discards, args.seed + 4), implementation)
 
 
 if __name__ == "__main__":

@@ -155,7 +155,11 @@ def _act(run: _Run, seat: int, robot: Robot) -> str | None:
     elif phase is Phase.DISCARD:
         if deal.bid is None or not deal.bid.is_misere:
             return REASON_NO_CONTRACT
-        run.apply(Discard(seat, robot.misere_discard(state)))
+        try:
+            cards = robot.misere_discard(state)
+        except SolverError:  # the server's guard stopped the search: the deal is archived (§8.4)
+            return REASON_SOLVER
+        run.apply(Discard(seat, cards))
         return _robot_finishes(run, robot)  # §8.4: the robot took over; it plays the misère out
     elif phase is Phase.CONTRACT:
         return REASON_NO_CONTRACT

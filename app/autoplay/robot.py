@@ -2,6 +2,23 @@
 
 `position_of` maps a deal in card play onto the solver's three seats (the active seats in play order from
 first hand; a 4-seat dealer takes no part in play).
+
+Every decision is a function of the table state only: the budgets are node counts (the same on every
+machine, in both kernels) and nothing here reads a clock, so a loaded machine plays the same cards, makes
+the same discard and finishes or interrupts the same deals as an idle one. A card decision past
+`DEFAULT_NODE_BUDGET` raises `SolverBudgetExceeded` and the procedure interrupts the deal — on every
+machine alike. The wall time is the server's business (`app.server.robot`): it may raise the robot's
+`CancelToken` as a last resort, which stops the search with `SolverCancelled`.
+
+Sizing (bench/solver.py "robot decisions", compiled kernel, the shared 2-core dev machine). Node counts
+are the machine's no more than the decisions are: over 54 000 card decisions of 1800 deals played out by
+the robot, the costliest took 112 k nodes (contracts) and 761 k (misère), a whole deal at most 1.6 M; the
+discard robot's costliest playable misère hand took 13 M nodes (median 3 M). `DEFAULT_NODE_BUDGET`
+(20 M, 26× the costliest card) and `DISCARD_NODE_BUDGET` (60 M, 4.8× the costliest discard) therefore
+cut in only on positions far beyond anything measured, and the same ones on every machine. In seconds:
+the kernel searched 11–19 M nodes/s on the quiet machine and 2.4–2.9 M with the machine ten times
+oversubscribed, so both whole budgets together take about 4–7 s quiet and 33 s at worst: inside the
+server's default guard of 60 s (``PREFERANS_ROBOT_GUARD_SECONDS``) even then.
 """
 
 from __future__ import annotations
@@ -10,13 +27,12 @@ from dataclasses import dataclass, field
 
 from app.engine.cards import Card, Suit
 from app.engine.state import TALON, Phase, TableState
-from app.solver import Position, Solver, misere_discard
+from app.solver import CancelToken, Position, Solver, misere_discard
 from app.solver.errors import InvalidPosition
+from app.solver.misere import DISCARD_NODE_BUDGET
 
-# The deterministic limit: the same position stops at the same node on every machine (a full 10-card
-# deal is far below it: see bench/solver.py). The time limit is only a guard so the table never stalls.
-DEFAULT_NODE_BUDGET = 50_000_000
-DEFAULT_TIME_BUDGET = 60.0
+# Nodes for one card's decision (`Solver.lowest_optimal`, all its searches): see the module's sizing.
+DEFAULT_NODE_BUDGET = 20_000_000
 
 
 def position_of(state: TableState) -> Position:
@@ -41,22 +57,27 @@ def position_of(state: TableState) -> Position:
 
 @dataclass
 class SolverRobot:
-    """Plays the lowest optimal card with all cards open; one solver session per robot (one deal)."""
+    """Plays the lowest optimal card with all cards open (§10), and makes the misère discard (§8.4).
+
+    Each card decision starts on an empty table: a warm one would be faster, but its node counts would
+    then depend on the decisions made before in this run, and so whether a decision fits the budget
+    would depend on where the run started (a player's live cards, a whister's choice in between), not
+    on the position alone. ``cancel``: raised by the server's wall-time guard; every search watches it.
+    """
 
     node_budget: int | None = DEFAULT_NODE_BUDGET
-    time_budget: float | None = DEFAULT_TIME_BUDGET
+    discard_node_budget: int = DISCARD_NODE_BUDGET
     implementation: str | None = None
-    discard_time_budget: float = 1.0
+    cancel: CancelToken | None = None
     _session: Solver | None = field(default=None, init=False, repr=False)
 
     def play(self, state: TableState) -> Card:
         if self._session is None:
-            self._session = Solver(self.implementation)
+            self._session = Solver(self.implementation, cancel=self.cancel)
+        self._session.clear()  # keeps the table's memory, not its contents: see the class docstring
         position = position_of(state)
         # Stops at the first optimal card in (rank, suit) order: the same card as `solve(...).lowest`.
-        card, _ = self._session.lowest_optimal(
-            position, node_budget=self.node_budget, time_budget=self.time_budget
-        )
+        card, _ = self._session.lowest_optimal(position, node_budget=self.node_budget)
         return card
 
     def misere_discard(self, state: TableState) -> tuple[Card, Card]:
@@ -70,4 +91,11 @@ class SolverRobot:
         # A seed fixed by the hand: the same hand always gets the same discard (the action is recorded
         # anyway, so replays never call the robot again).
         seed = sum(1 << card.index for card in cards)
-        return misere_discard(cards, seed=seed, time_budget=self.discard_time_budget, leader=leader)
+        return misere_discard(
+            cards,
+            seed=seed,
+            leader=leader,
+            node_budget=self.discard_node_budget,
+            implementation=self.implementation,
+            cancel=self.cancel,
+        )

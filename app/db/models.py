@@ -123,3 +123,56 @@ class InterruptedDeal(Base):
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     adjudication: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     at: Mapped[float] = mapped_column(Float)
+
+
+class Award(Base):
+    """One administrator's award of an interrupted deal; a revision is a new row with the next
+    ``revision``, and the sheet follows the latest (issue 11 §2)."""
+
+    __tablename__ = "awards"
+    __table_args__ = (UniqueConstraint("deal_id", "revision"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    deal_id: Mapped[int] = mapped_column(ForeignKey("interrupted_deals.id"), index=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
+    revision: Mapped[int] = mapped_column(Integer)
+    admin_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    admin_name: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(500))
+    award: Mapped[dict[str, Any]] = mapped_column(JSON)  # what the admin asked for
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)  # the deal result written
+    settlement: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    at: Mapped[float] = mapped_column(Float)
+
+
+class AuditEntry(Base):
+    """An administrator's change to an account (role, disabled, password) or to the archive."""
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[float] = mapped_column(Float, index=True)
+    actor_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    actor_name: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str] = mapped_column(String(128))
+    detail: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class Sanction(Base):
+    """A judge's sanction written into a game's sheet (RULES §11); revoked only by a recorded entry (a
+    sheet line undoing it, and ``revoked_*`` here)."""
+
+    __tablename__ = "sanctions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    violation: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(16))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)  # deal, damage, recipient as asked
+    admin_name: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(500))
+    line: Mapped[dict[str, Any]] = mapped_column(JSON)  # the sheet's history line it wrote
+    at: Mapped[float] = mapped_column(Float)
+    revoked_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    revoked_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    revoke_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)

@@ -6,7 +6,6 @@ import argparse
 import json
 import random
 import sys
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +33,6 @@ def run_random(seats: int, deals: int, seed: int, check_views: bool = True) -> d
     stats: dict[str, Any] = {"seats": seats, "seed": seed, "deals": 0, "allpass": 0, "misere": 0,
                              "contracts": 0, "zastrel": 0, "no_play": 0, "errors": 0,
                              "error_samples": []}  # fmt: skip
-    started = time.perf_counter()
 
     def fail(message: str) -> None:
         stats["errors"] += 1
@@ -86,7 +84,6 @@ def run_random(seats: int, deals: int, seed: int, check_views: bool = True) -> d
             replayed, _ = apply(replayed, logged)
         if replayed != state:
             fail("replay differs from the live state")
-    stats["seconds"] = round(time.perf_counter() - started, 3)
     if not stats["error_samples"]:
         del stats["error_samples"]
     return stats

@@ -27,6 +27,7 @@ from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
 from app.engine.conventions import Conventions
 from app.engine.events import Event
 from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
+from app.server import metrics
 from app.server.commands import (
     Act,
     Award,
@@ -34,6 +35,7 @@ from app.server.commands import (
     Connect,
     Disconnect,
     Expire,
+    Judge,
     Leave,
     Resync,
     Retry,
@@ -201,6 +203,7 @@ class TableActor:
                 await self._on_leave(leave)
             case Expire(version):
                 if version == self.version:  # else stale: the table moved on since the timer was armed
+                    metrics.timeout_fired(self._deadline(), mono_ms())  # admin: metrics hook
                     await self._run_step(ClockExpiry())
             case Retry():
                 self._retry = None
@@ -212,6 +215,10 @@ class TableActor:
                     reply.set_result(None)
             case Award() as award:
                 await self._on_award(award)
+            case Judge() as judge:  # admin: a judge's sanction or revocation (RULES §11)
+                await self._run_step(judge.command)
+                if not judge.reply.done():
+                    judge.reply.set_result(self._sheet_now())
 
     def _unload_if_idle(self) -> None:
         idle = not self.connections and self.queue.empty()
@@ -351,7 +358,10 @@ class TableActor:
     async def _on_award(self, award: Award) -> None:
         if self.game is None:
             raise SeatError("not_playing", "no game was played at this table")
-        await self._run_step(AwardDeal(award.record, award.result), adjudication=(award.deal_id, award))
+        await self._run_step(
+            AwardDeal(award.record, award.result, award.revise),  # admin: revisions
+            adjudication=(award.deal_id, award),
+        )
         game = self.game
         assert game is not None
         if not award.reply.done():
@@ -363,6 +373,13 @@ class TableActor:
                 }
             )
         self._unload_if_idle()
+
+    def _sheet_now(self) -> dict[str, Any]:  # admin: the reply to a judge's entry
+        game = self.game
+        assert game is not None
+        outcome = game.outcome
+        return {"table": self.table_id, "status": game.status.value, "sheet": game.sheet.to_json(),
+                "settlement": None if outcome is None else outcome.settlement}  # fmt: skip
 
     async def _recover_moves(self) -> None:
         if self.game is None:
@@ -448,8 +465,9 @@ class TableActor:
         try:
             return work(ServerMoves(_shuffle))
         except RobotRequired:
-            moves = ServerMoves(_shuffle, solver_robot(self.ctx.settings))
-            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves))
+            robot = solver_robot(self.ctx.settings)
+            moves = ServerMoves(_shuffle, robot)
+            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves), robot)
 
     # ---- persistence -----------------------------------------------------------------------------------
 
@@ -458,7 +476,8 @@ class TableActor:
         this returns."""
         version = self.version + 1 if bump else None
         try:
-            await self.ctx.writer.commit(self.table_id, version, write)
+            with metrics.commit_timer():  # admin: metrics hook
+                await self.ctx.writer.commit(self.table_id, version, write)
         except Exception:
             self._store_failed()
             raise
@@ -531,6 +550,9 @@ class TableActor:
         )
 
     # ---- the clock timer -------------------------------------------------------------------------------
+
+    def _deadline(self) -> int | None:  # admin: metrics hook (how late a timeout is handled)
+        return None if self.game is None else self.game.clock.expires_at()
 
     def _arm_timer(self) -> None:
         """One ``call_at`` per turn; it carries the version, so a timer that outlived its turn is ignored."""

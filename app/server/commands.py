@@ -15,6 +15,7 @@ from typing import Any
 from app.autoplay.record import InterruptedDeal
 from app.engine.result import DealResult
 from app.server.connection import Connection
+from app.table.commands import JudgeSheet
 
 
 def mono_ms() -> int:
@@ -94,10 +95,19 @@ class Award:
     result: DealResult
     admin: str
     reply: asyncio.Future[dict[str, Any]]
+    revise: bool = False  # admin: a later award of a deal already awarded (a new recorded entry)
 
 
-Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award
-Replying = Sit | Leave | Stop | Award
+@dataclass(slots=True)
+class Judge:
+    """A judge's sanction or its revocation written into the table's sheet (admin: RULES §11)."""
+
+    command: JudgeSheet
+    reply: asyncio.Future[dict[str, Any]]
+
+
+Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge
+Replying = Sit | Leave | Stop | Award | Judge
 
 
 def fail(command: Command, exc: BaseException) -> None:

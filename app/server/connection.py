@@ -18,6 +18,7 @@ from fastapi import WebSocket
 from pydantic import BaseModel
 
 from app.protocol.messages import SnapshotMessage
+from app.server import metrics
 
 _ids = itertools.count(1)
 
@@ -89,6 +90,7 @@ class Connection:
             return
         if isinstance(message, SnapshotMessage):
             self.resync_pending = False
+        metrics.frame_sent(message)
         if isinstance(message, str):
             text = message
         else:

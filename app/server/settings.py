@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -70,7 +71,14 @@ class Settings(BaseSettings):
     api_docs: bool = True
     # Unfinished tables (waiting or playing) in the rooms of one operator.
     max_live_tables_per_operator: int = Field(100, ge=1)
-    solver_budget: float = Field(5.0, gt=0)
+    # "text" (uvicorn's lines) or "json" (one JSON object per line, with the table id on table lines).
+    log_format: Literal["text", "json"] = "text"
+    # The last-resort wall-time guard of one table step that needs the robot (a timed-out seat's discard
+    # and the rest of the deal): past it the robot's search is cancelled and the deal archived as
+    # interrupted (§8.4). The robots' own limits are node counts, so the guard never changes a decision
+    # made within it. Their whole budgets (60 M nodes a discard, 20 M a card) take about 4 s on the quiet
+    # dev machine and 33 s with it ten times oversubscribed (bench/solver.py, app/autoplay/robot.py).
+    robot_guard_seconds: float = Field(60.0, gt=0)
     # A robot player's pause before each decision, so people can follow its play.
     robot_delay_ms: int = Field(600, ge=0, le=10_000)
     # The process's heartbeat (one row, one update a second): after a crash the seat on move is charged up

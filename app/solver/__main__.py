@@ -22,7 +22,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app.solver", description=__doc__.splitlines()[0])
     parser.add_argument("--analyse", action="store_true", help="also print the value of every legal card")
     parser.add_argument("--node-budget", type=int, default=None, help="stop (exit 3) after this many nodes")
-    parser.add_argument("--time-budget", type=float, default=None, help="stop (exit 3) after these seconds")
     parser.add_argument(
         "--implementation", choices=sorted(_impl.KERNELS), default=None, help="kernel to use (default: best)"
     )
@@ -39,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     solver = Solver(args.implementation)
     try:
-        solution = solver.solve(position, node_budget=args.node_budget, time_budget=args.time_budget)
+        solution = solver.solve(position, node_budget=args.node_budget)
         nodes = solution.nodes
         out: dict[str, object] = {
             "declarer_tricks": solution.declarer_tricks,
@@ -47,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             "lowest": solution.lowest.text if solution.best else None,
         }
         if args.analyse:
-            values = solver.analyse(position, node_budget=args.node_budget, time_budget=args.time_budget)
+            values = solver.analyse(position, node_budget=args.node_budget)
             out["values"] = {c.text: v for c, v in values.items()}
             nodes += solver.nodes
     except SolverBudgetExceeded as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
+from app.solver.cancel import CancelToken
+
 PURE_ENV = "PREFERANS_PURE_SOLVER"
 
 
@@ -22,7 +24,7 @@ class KernelLike(Protocol):
         mode: int,
         beta: int,
         node_budget: int,
-        time_budget: float,
+        cancel: CancelToken | None,
     ) -> tuple[int, list[tuple[int, int]]]: ...
 
     def clear(self) -> None: ...

@@ -8,15 +8,26 @@ must be mirrored here.
 from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from app.solver._tables import COMPRESS, RUN_HEADS
-from app.solver.errors import SolverBudgetExceeded
+from app.solver.cancel import CANCEL_EVERY as _CANCEL_EVERY
+from app.solver.errors import SolverBudgetExceeded, SolverCancelled
 
 cdef enum:
     TT_LIMIT = 1 << 20  # by default the table is emptied past this many positions, as in _pure.py
     TT_INITIAL = 1 << 16
-    CLOCK_EVERY = 1024
+    CANCEL_EVERY = 1024  # nodes between two looks at the cancellation flag, as in app/solver/cancel.py
+
+assert CANCEL_EVERY == _CANCEL_EVERY
+
+cdef extern from *:
+    """
+    /* The flag is raised by another thread: read it afresh every time, never from a register. */
+    static inline int _flag_raised(const unsigned char *flag) {
+        return *(const volatile unsigned char *)flag != 0;
+    }
+    """
+    int _flag_raised(const unsigned char* flag) noexcept nogil
 
 MODE_TEST = 0
 MODE_VALUE = 1
@@ -55,8 +66,8 @@ ctypedef struct Search:
     bint tag_set
     long long nodes
     long long budget
-    double deadline
-    int abort_reason  # 0 running, 1 node budget, 2 time budget, 3 out of memory
+    const unsigned char* cancel  # the CancelToken's flag byte, or NULL
+    int abort_reason  # 0 running, 1 node budget, 2 cancelled, 3 out of memory
     Entry* table
     unsigned long epoch  # changes whenever entries move (growth) or vanish (clearing)
     size_t cap  # slots, a power of two
@@ -64,12 +75,6 @@ ctypedef struct Search:
     int shift
     size_t count
     size_t limit
-
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return <double>ts.tv_sec + <double>ts.tv_nsec * 1e-9
 
 
 cdef inline int _popcount(uint32_t x) noexcept nogil:
@@ -438,7 +443,7 @@ cdef inline int _tick(Search* s) noexcept nogil:
     if s.nodes > s.budget:
         s.abort_reason = 1
         return -1
-    if s.deadline > 0 and s.nodes % CLOCK_EVERY == 0 and _now() > s.deadline:
+    if s.cancel != NULL and (s.nodes & (CANCEL_EVERY - 1)) == 0 and _flag_raised(s.cancel):
         s.abort_reason = 2
         return -1
     return 0
@@ -759,8 +764,10 @@ cdef class Kernel:
         return self.s.count
 
     def run(self, tuple hands, int trump, bint misere, int declarer, int leader, tuple trick, int mode,
-            int beta, long long node_budget, double time_budget):
+            int beta, long long node_budget, object cancel):
         """Same contract as ``app.solver._pure.Kernel.run``."""
+        # Holding the view keeps the token's buffer alive and unresizable while the search reads it.
+        cdef const unsigned char[::1] flag
         cdef Search* s = &self.s
         cdef int tlen = len(trick)
         cdef int t0 = trick[0] if tlen > 0 else 0
@@ -785,17 +792,20 @@ cdef class Kernel:
         s.tag = tag
         s.tag_set = True
         s.budget = node_budget if node_budget > 0 else (<long long>1 << 62)
-        s.deadline = _now() + time_budget if time_budget > 0 else 0.0
+        s.cancel = NULL
+        if cancel is not None:
+            flag = cancel.flag
+            s.cancel = &flag[0]
         s.nodes = 0
         s.abort_reason = 0
         with nogil:
             count = _root(s, leader, tlen, t0, t1, mode, beta, &value, cards, vals)
+        s.cancel = NULL
         self.nodes = s.nodes
         if count < 0:
             if s.abort_reason == 3:
                 raise MemoryError("solver transposition table")
-            reason = "node" if s.abort_reason == 1 else "time"
-            raise SolverBudgetExceeded(
-                f"solver stopped after {s.nodes} nodes: {reason} budget exceeded", s.nodes
-            )
+            if s.abort_reason == 2:
+                raise SolverCancelled(f"solver cancelled after {s.nodes} nodes", s.nodes)
+            raise SolverBudgetExceeded(f"solver stopped after {s.nodes} nodes: node budget exceeded", s.nodes)
         return value, [(cards[i], vals[i]) for i in range(count)]

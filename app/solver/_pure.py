@@ -13,16 +13,15 @@ tests compare the two on thousands of positions, node counts included.
 
 from __future__ import annotations
 
-import time
 from typing import Final
 
 from app.solver._tables import COMPRESS, RUN_HEADS
-from app.solver.errors import SolverBudgetExceeded
+from app.solver.cancel import CANCEL_EVERY, CancelToken
+from app.solver.errors import SolverBudgetExceeded, SolverCancelled
 
 # By default the table is emptied when it would grow past this many positions (deterministic in both
 # kernels; a compiled entry takes 12 bytes, at most two slots per entry).
 TT_LIMIT: Final = 1 << 20
-CLOCK_EVERY: Final = 1024  # nodes between two looks at the time budget
 
 MODE_TEST: Final = 0
 MODE_VALUE: Final = 1
@@ -31,6 +30,10 @@ MODE_ANALYSE: Final = 3
 
 
 class _Abort(Exception):
+    pass
+
+
+class _Cancelled(Exception):
     pass
 
 
@@ -48,10 +51,9 @@ class Kernel:
         self._misere = False
         self._declarer = 0
         self._budget = 0
-        self._deadline = 0.0
+        self._cancel: bytearray | None = None
         self._tag = 0
         self._tag_set = False
-        self._abort_reason = ""
 
     def clear(self) -> None:
         self._tt.clear()
@@ -71,9 +73,12 @@ class Kernel:
         mode: int,
         beta: int,
         node_budget: int,
-        time_budget: float,
+        cancel: CancelToken | None,
     ) -> tuple[int, list[tuple[int, int]]]:
         """Answer one root question; see ``app.solver.api`` for the meaning of modes and results.
+
+        ``node_budget`` (0: none) stops the search with `SolverBudgetExceeded` past that many nodes;
+        ``cancel`` is looked at every `CANCEL_EVERY` nodes and stops it with `SolverCancelled`.
 
         MODE_TEST returns (1 if the declarer takes >= beta else 0, []); MODE_VALUE (value, []);
         MODE_BEST (value, [(card, 1 if optimal else 0)] per run head); MODE_ANALYSE (value,
@@ -93,14 +98,18 @@ class Kernel:
         self._tag = tag
         self._tag_set = True
         self._budget = node_budget if node_budget > 0 else (1 << 62)
-        self._deadline = time.perf_counter() + time_budget if time_budget > 0 else 0.0
+        self._cancel = None if cancel is None else cancel.flag
         self.nodes = 0
         try:
             return self._root(leader, tlen, t0, t1, mode, beta)
         except _Abort:
             raise SolverBudgetExceeded(
-                f"solver stopped after {self.nodes} nodes: {self._abort_reason} budget exceeded", self.nodes
+                f"solver stopped after {self.nodes} nodes: node budget exceeded", self.nodes
             ) from None
+        except _Cancelled:
+            raise SolverCancelled(f"solver cancelled after {self.nodes} nodes", self.nodes) from None
+        finally:
+            self._cancel = None
 
     # -- root -------------------------------------------------------------------------------------
 
@@ -300,11 +309,9 @@ class Kernel:
     def _search(self, leader: int, tlen: int, t0: int, t1: int, beta: int) -> bool:
         self.nodes += 1
         if self.nodes > self._budget:
-            self._abort_reason = "node"
             raise _Abort
-        if self._deadline and self.nodes % CLOCK_EVERY == 0 and time.perf_counter() > self._deadline:
-            self._abort_reason = "time"
-            raise _Abort
+        if self._cancel is not None and self.nodes % CANCEL_EVERY == 0 and self._cancel[0]:
+            raise _Cancelled
         h = self._h
         mover = (leader + tlen) % 3
         hand = h[mover]

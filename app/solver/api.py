@@ -4,20 +4,20 @@ Values count the declarer's tricks from the position to the end of the deal, the
 under optimal play by all sides (RULES.md §10): in a trick contract the declarer maximises them and the
 defenders minimise them; in misère the other way round.
 
-Budgets: ``node_budget`` (search nodes, deterministic: the same position always stops at the same point in
-either kernel) is the one to rely on; ``time_budget`` (seconds of the process's monotonic clock) is a
-guard only, for the server not to stall, and may stop a search on a slow moment that a quiet machine
-would finish. Exceeding either raises `SolverBudgetExceeded` and decides nothing.
+The solver reads no clock. ``node_budget`` counts search nodes, deterministically: the same position
+always stops at the same node in either kernel, on any machine; exceeding it raises
+`SolverBudgetExceeded` and decides nothing. A session may carry a `CancelToken` that another thread
+raises to stop a search (`SolverCancelled`): that is the server's wall-time guard, kept out of here.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from app.engine.cards import DECK, Card
 from app.solver import _impl
 from app.solver._pure import MODE_ANALYSE, MODE_BEST, MODE_TEST, MODE_VALUE
+from app.solver.cancel import CancelToken
 from app.solver.errors import InvalidPosition, SolverBudgetExceeded
 from app.solver.position import Position
 
@@ -79,13 +79,20 @@ def _run_heads(position: Position) -> list[Card]:
 class Solver:
     """A solving session: keeps one transposition table warm across the positions it is given.
 
-    Use one session for the positions of one deal (a robot finishing it card by card); results never
-    depend on the table's contents, only node counts (and so budgets) do. The compiled search releases
+    Results never depend on the table's contents, only node counts (and so budgets) do; the robot
+    therefore empties it (`clear`) before each decision, so that whether a decision fits its budget
+    depends on the position alone (`app.autoplay.robot.SolverRobot`). The compiled search releases
     the GIL, so sessions in different threads run in parallel; one session must not be shared between
-    threads.
+    threads. ``cancel``: a token watched by every search of the session (see `app.solver.cancel`).
     """
 
-    def __init__(self, implementation: str | None = None, *, table_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        implementation: str | None = None,
+        *,
+        table_limit: int | None = None,
+        cancel: CancelToken | None = None,
+    ) -> None:
         name = implementation or _impl.IMPLEMENTATION
         try:
             factory = _impl.KERNELS[name]
@@ -95,89 +102,74 @@ class Solver:
         # table_limit caps the positions kept (12 bytes a slot compiled, at most 2 slots per position);
         # past it the table is emptied and refilled, which costs time, never correctness.
         self._kernel = factory() if table_limit is None else factory(table_limit)
+        self.cancel = cancel
+        self._nodes = 0
 
     def _run(
-        self, position: Position, mode: int, beta: int, node_budget: int | None, time_budget: float | None
+        self, position: Position, mode: int, beta: int, node_budget: int | None
     ) -> tuple[int, list[tuple[int, int]]]:
-        return self._kernel.run(
-            _masks(position),
-            -1 if position.trump is None else int(position.trump),
-            position.misere,
-            position.declarer,
-            position.leader,
-            tuple(c.index for c in position.trick),
-            mode,
-            beta,
-            node_budget or 0,
-            time_budget or 0.0,
-        )
+        try:
+            return self._kernel.run(
+                _masks(position),
+                -1 if position.trump is None else int(position.trump),
+                position.misere,
+                position.declarer,
+                position.leader,
+                tuple(c.index for c in position.trick),
+                mode,
+                beta,
+                node_budget or 0,
+                self.cancel,
+            )
+        finally:
+            self._nodes = int(self._kernel.nodes)
 
     @property
     def nodes(self) -> int:
-        """Search nodes of the last call."""
-        return int(self._kernel.nodes)
+        """Search nodes of the last call (all its searches for `lowest_optimal`)."""
+        return self._nodes
 
-    def solve(
-        self, position: Position, *, node_budget: int | None = None, time_budget: float | None = None
-    ) -> Solution:
+    def solve(self, position: Position, *, node_budget: int | None = None) -> Solution:
         if position.tricks_left == 0:
             return Solution(0, (), 0)
-        value, heads = self._run(position, MODE_BEST, 0, node_budget, time_budget)
+        value, heads = self._run(position, MODE_BEST, 0, node_budget)
         best = [card for c, ok in heads if ok for card in _run_cards(position, DECK[c])]
         return Solution(value, tuple(sorted(best, key=lambda c: c.index)), self.nodes)
 
-    def analyse(
-        self, position: Position, *, node_budget: int | None = None, time_budget: float | None = None
-    ) -> dict[Card, int]:
+    def analyse(self, position: Position, *, node_budget: int | None = None) -> dict[Card, int]:
         if position.tricks_left == 0:
             return {}
-        _, heads = self._run(position, MODE_ANALYSE, 0, node_budget, time_budget)
+        _, heads = self._run(position, MODE_ANALYSE, 0, node_budget)
         out = {card: v for c, v in heads for card in _run_cards(position, DECK[c])}
         return dict(sorted(out.items(), key=lambda kv: kv[0].index))
 
-    def declarer_makes(
-        self,
-        position: Position,
-        tricks: int,
-        *,
-        node_budget: int | None = None,
-        time_budget: float | None = None,
-    ) -> bool:
+    def declarer_makes(self, position: Position, tricks: int, *, node_budget: int | None = None) -> bool:
         """Whether the declarer takes at least ``tricks`` from here (a single null-window search)."""
-        value, _ = self._run(position, MODE_TEST, tricks, node_budget, time_budget)
+        value, _ = self._run(position, MODE_TEST, tricks, node_budget)
         return value == 1
 
-    def lowest_optimal(
-        self, position: Position, *, node_budget: int | None = None, time_budget: float | None = None
-    ) -> tuple[Card, int]:
+    def lowest_optimal(self, position: Position, *, node_budget: int | None = None) -> tuple[Card, int]:
         """The card the robot plays (`Solution.lowest`) and the position's value, found faster than `solve`.
 
         Only as many cards are tested as it takes to find the first optimal one in (rank, suit) order.
-        The budgets apply to the whole call.
+        ``node_budget`` applies to the whole call (`nodes` then counts all its searches).
         """
         if position.tricks_left == 0:
             raise InvalidPosition("no card to play: the deal is over")
         spent = 0
 
-        def left() -> int | None:
-            if node_budget is None:
-                return None
-            if node_budget - spent <= 0:
+        def run(at: Position, mode: int, beta: int) -> int:
+            nonlocal spent
+            left = None if node_budget is None else node_budget - spent
+            if left is not None and left <= 0:
                 raise SolverBudgetExceeded(f"solver stopped after {spent} nodes: node budget exceeded", spent)
-            return node_budget - spent
+            try:
+                return self._run(at, mode, beta, left)[0]
+            finally:
+                spent += self._nodes
+                self._nodes = spent
 
-        deadline = None if time_budget is None else time.perf_counter() + time_budget
-
-        def time_left() -> float | None:
-            if deadline is None:
-                return None
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                raise SolverBudgetExceeded(f"solver stopped after {spent} nodes: time budget exceeded", spent)
-            return remaining
-
-        value, _ = self._run(position, MODE_VALUE, 0, left(), time_left())
-        spent += self.nodes
+        value = run(position, MODE_VALUE, 0)
         maximiser = (position.mover == position.declarer) != position.misere
         for card in sorted(_run_heads(position), key=lambda c: (c.rank, c.suit)):
             child, taker = position.play(card)
@@ -185,12 +177,9 @@ class Solver:
             if child.tricks_left == 0:
                 optimal = won == value
             elif maximiser:
-                optimal = self.declarer_makes(child, value - won, node_budget=left(), time_budget=time_left())
+                optimal = run(child, MODE_TEST, value - won) == 1
             else:
-                optimal = not self.declarer_makes(
-                    child, value + 1 - won, node_budget=left(), time_budget=time_left()
-                )
-            spent += self.nodes
+                optimal = run(child, MODE_TEST, value + 1 - won) == 0
             if optimal:
                 return card, value
         raise AssertionError("a position always has an optimal card")  # pragma: no cover
@@ -203,22 +192,20 @@ def solve(
     position: Position,
     *,
     node_budget: int | None = None,
-    time_budget: float | None = None,
     implementation: str | None = None,
 ) -> Solution:
     """The declarer's tricks from here under optimal play, and the optimal cards of the player to move."""
-    return Solver(implementation).solve(position, node_budget=node_budget, time_budget=time_budget)
+    return Solver(implementation).solve(position, node_budget=node_budget)
 
 
 def analyse(
     position: Position,
     *,
     node_budget: int | None = None,
-    time_budget: float | None = None,
     implementation: str | None = None,
 ) -> dict[Card, int]:
     """For every legal card: the declarer's tricks from here (this trick included) if it is played."""
-    return Solver(implementation).analyse(position, node_budget=node_budget, time_budget=time_budget)
+    return Solver(implementation).analyse(position, node_budget=node_budget)
 
 
 def declarer_makes(
@@ -226,31 +213,27 @@ def declarer_makes(
     tricks: int,
     *,
     node_budget: int | None = None,
-    time_budget: float | None = None,
     implementation: str | None = None,
 ) -> bool:
     """Whether the declarer takes at least ``tricks`` from here under optimal play."""
-    return Solver(implementation).declarer_makes(
-        position, tricks, node_budget=node_budget, time_budget=time_budget
-    )
+    return Solver(implementation).declarer_makes(position, tricks, node_budget=node_budget)
 
 
 def play_out(
     position: Position,
     *,
     node_budget: int | None = None,
-    time_budget: float | None = None,
     implementation: str | None = None,
 ) -> list[tuple[int, Card]]:
     """The robot's play from ``position`` to the end: (seat, card) per card, each the lowest optimal card.
 
     RULES.md §8.4: every side plays optimally with all cards open, card by card, so each seat's tricks are
-    real. The budgets apply to each card's search; one session keeps the table warm across the deal.
+    real. ``node_budget`` applies to each card's decision; one session keeps the table warm across the deal.
     """
     session = Solver(implementation)
     played: list[tuple[int, Card]] = []
     while position.tricks_left:
-        card, _ = session.lowest_optimal(position, node_budget=node_budget, time_budget=time_budget)
+        card, _ = session.lowest_optimal(position, node_budget=node_budget)
         played.append((position.mover, card))
         position, _ = position.play(card)
     return played

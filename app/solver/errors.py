@@ -12,7 +12,22 @@ class InvalidPosition(SolverError, ValueError):
 
 
 class SolverBudgetExceeded(SolverError):
-    """The search passed its node or time budget before finishing; nothing was decided."""
+    """The search passed its node budget before finishing; nothing was decided.
+
+    Deterministic: the same position and budget always stop at the same node, on any machine.
+    """
+
+    def __init__(self, message: str, nodes: int) -> None:
+        super().__init__(message)
+        self.nodes = nodes
+
+
+class SolverCancelled(SolverError):
+    """The search was stopped from outside through its `CancelToken` (the server's wall-time guard).
+
+    Nothing was decided; unlike `SolverBudgetExceeded` this depends on the machine's speed, so it is only
+    ever the server's last resort.
+    """
 
     def __init__(self, message: str, nodes: int) -> None:
         super().__init__(message)

@@ -7,24 +7,31 @@ narrowed by successive halving: every candidate plays the first layouts, the bet
 layouts, and so on. The pick is the candidate caught in the fewest layouts; ties go to the discard that
 throws away the higher cards (the danger a misère player sheds first), then to the lower card indices.
 
-Deterministic for a given seed and cards: the work is fixed (a node budget per layout); ``time_budget``
-only guards the server, and when it cuts in the pick is made from the rounds finished so far.
+A function of the cards, the seed and the leader only: no clock is read. The work is bounded by node
+counts, deterministic in both kernels: each layout's search by `LAYOUT_NODE_BUDGET` (a layout too tangled
+to prove clean within it counts as caught), the whole discard by ``node_budget``; when that runs out
+mid-round the pick stands on the rounds completed. The rounds play at most 972 layouts (389 M nodes at
+most); the costliest playable misère hand measured by bench/solver.py took 13 M nodes (median 3 M), so
+`DISCARD_NODE_BUDGET` (60 M: 3–5 s on the quiet dev machine) bounds only the pathological case.
+``cancel`` lets the server stop it from outside (`SolverCancelled`).
 """
 
 from __future__ import annotations
 
 import random
-import time
+from dataclasses import dataclass
 from itertools import combinations
 
 from app.engine.cards import DECK, Card
 from app.solver import _impl
 from app.solver._pure import MODE_TEST
+from app.solver.cancel import CancelToken
 from app.solver.errors import InvalidPosition, SolverBudgetExceeded
 
 # (layouts added in the round, candidates kept after it); 66 candidates to start.
 ROUNDS = ((6, 24), (6, 12), (12, 6), (24, 3), (48, 1))
 LAYOUT_NODE_BUDGET = 400_000
+DISCARD_NODE_BUDGET = 60_000_000
 
 
 def _static_preference(pair: tuple[Card, Card], kept: list[Card]) -> int:
@@ -33,13 +40,23 @@ def _static_preference(pair: tuple[Card, Card], kept: list[Card]) -> int:
     return pair[0].rank + pair[1].rank + 4 * voided
 
 
+@dataclass(frozen=True, slots=True)
+class DiscardChoice:
+    """The discard and what it took: search nodes in all, and rounds completed (of `ROUNDS`)."""
+
+    cards: tuple[Card, Card]
+    nodes: int
+    rounds: int
+
+
 def misere_discard(
     cards12: tuple[Card, ...] | list[Card],
     *,
     seed: int,
-    time_budget: float = 1.0,
     leader: int | None = None,
+    node_budget: int = DISCARD_NODE_BUDGET,
     implementation: str | None = None,
+    cancel: CancelToken | None = None,
 ) -> tuple[Card, Card]:
     """The two cards to discard (in card-index order) from a misère declarer's hand and talon.
 
@@ -47,6 +64,26 @@ def misere_discard(
     seats 1 and 2 clockwise (first hand leads, RULES.md §4.9); ``None`` spreads the layouts evenly over
     the three possible first leaders.
     """
+    return choose_discard(
+        cards12,
+        seed=seed,
+        leader=leader,
+        node_budget=node_budget,
+        implementation=implementation,
+        cancel=cancel,
+    ).cards
+
+
+def choose_discard(
+    cards12: tuple[Card, ...] | list[Card],
+    *,
+    seed: int,
+    leader: int | None = None,
+    node_budget: int = DISCARD_NODE_BUDGET,
+    implementation: str | None = None,
+    cancel: CancelToken | None = None,
+) -> DiscardChoice:
+    """`misere_discard` with the work it took (for benchmarks and tests)."""
     cards = sorted(set(cards12), key=lambda c: c.index)
     if len(cards) != 12 or len(cards12) != 12 or not all(isinstance(c, Card) for c in cards):
         raise InvalidPosition("a misère discard needs the declarer's 12 distinct cards (hand and talon)")
@@ -70,7 +107,8 @@ def misere_discard(
     order = {pair: _static_preference(pair, [c for c in cards if c not in pair]) for pair in pairs}
     caught = dict.fromkeys(pairs, 0)
     tried = dict.fromkeys(pairs, 0)
-    deadline = time.perf_counter() + time_budget
+    spent = 0
+    rounds = 0
 
     def rank(candidates: list[tuple[Card, Card]]) -> list[tuple[Card, Card]]:
         return sorted(
@@ -87,29 +125,33 @@ def misere_discard(
             hand = full & ~(1 << pair[0].index) & ~(1 << pair[1].index)
             count = 0
             for d1, d2, lead in layouts[start:]:
-                time_left = deadline - time.perf_counter()
-                if time_left <= 0:
+                left = node_budget - spent
+                if left <= 0:
                     break
+                budget = min(LAYOUT_NODE_BUDGET, left)
                 try:
                     caught_here, _ = kernel.run(
-                        (hand, d1, d2), -1, True, 0, lead, (), MODE_TEST, 1, LAYOUT_NODE_BUDGET, time_left
+                        (hand, d1, d2), -1, True, 0, lead, (), MODE_TEST, 1, budget, cancel
                     )
                 except SolverBudgetExceeded:
-                    if time.perf_counter() >= deadline:
-                        break
+                    if budget < LAYOUT_NODE_BUDGET:
+                        break  # the whole discard's budget ran out, not this layout's
                     caught_here = 1  # too tangled to prove clean within budget: count it as a risk
+                finally:
+                    spent += kernel.nodes
                 count += caught_here
             else:
                 this_round[pair] = count
                 continue
             break
         if len(this_round) < len(candidates):
-            # Out of time: an unfinished round would compare candidates on different layouts, so the
+            # Out of nodes: an unfinished round would compare candidates on different layouts, so the
             # pick stands on the rounds completed.
             break
         for pair, count in this_round.items():
             caught[pair] += count
             tried[pair] += added
         candidates = rank(candidates)[:keep]
+        rounds += 1
     best = rank(candidates)[0]
-    return best[0], best[1]
+    return DiscardChoice((best[0], best[1]), spent, rounds)

@@ -7,13 +7,21 @@ the reserve off, §8.5's finish order, the end of the pulya). It does no I/O and
 passes the time, the shuffle and the robot in, persists what the step says, then publishes it.
 """
 
-from app.table.commands import AwardDeal, ClockExpiry, Resume, SeatAction, StopGame, TableCommand
+from app.table.commands import (
+    AwardDeal,
+    ClockExpiry,
+    JudgeSheet,
+    Resume,
+    SeatAction,
+    StopGame,
+    TableCommand,
+)
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import Game, Outcome, TableStatus, Termination, settlement_json
 from app.table.step import Applied, EndedDeal, ServerMoves, Step, start_game, step
 
 __all__ = [
-    "Applied", "AwardDeal", "ClockExpiry", "EndedDeal", "Game", "Outcome", "Resume", "RobotRequired",
-    "SeatAction", "ServerMoves", "Step", "StopGame", "TableCommand", "TableRefused", "TableStatus",
-    "Termination", "settlement_json", "start_game", "step",
+    "Applied", "AwardDeal", "ClockExpiry", "EndedDeal", "Game", "JudgeSheet", "Outcome", "Resume",
+    "RobotRequired", "SeatAction", "ServerMoves", "Step", "StopGame", "TableCommand", "TableRefused",
+    "TableStatus", "Termination", "settlement_json", "start_game", "step",
 ]  # fmt: skip

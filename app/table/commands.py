@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.autoplay.record import InterruptedDeal
 from app.engine.actions import Action
 from app.engine.result import DealResult
+from app.engine.scoring import ScoreSheet
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,17 @@ class AwardDeal:
 
     record: InterruptedDeal
     result: DealResult
+    # A later award of a deal already awarded: the sheet follows it (issue 11 §2).
+    revise: bool = False
 
 
-TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal
+@dataclass(frozen=True, slots=True)
+class JudgeSheet:
+    """A judge's entry written into the pulya (RULES §11): a sanction, or the revocation of one. ``write``
+    is pure and makes the next sheet from the sheet as it stands when the table takes the command (it
+    raises `ScoringError` naming the field at fault)."""
+
+    write: Callable[[ScoreSheet], ScoreSheet]
+
+
+TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal | JudgeSheet

@@ -33,10 +33,11 @@ from app.engine.events import Event, public
 from app.engine.machine import apply, current_actor
 from app.engine.result import DealResult
 from app.engine.scoring import ScoreSheet
+from app.engine.scoring.records import ScoringError
 from app.engine.scoring.settlement import settle
 from app.engine.state import Phase, TableState, new_table
 from app.engine.views import view
-from app.table.commands import AwardDeal, ClockExpiry, Resume, SeatAction, StopGame, TableCommand
+from app.table.commands import AwardDeal, ClockExpiry, JudgeSheet, Resume, SeatAction, StopGame, TableCommand
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import Game, Outcome, TableStatus, Termination, settlement_json
 
@@ -157,8 +158,10 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
             return run.result()
         case StopGame(reason):
             return _stop(run, reason)
-        case AwardDeal(record, result):
-            return _award(run, record, result)
+        case AwardDeal(record, result, revise):
+            return _revise(run, record, result) if revise else _award(run, record, result)
+        case JudgeSheet(write):
+            return _judge(run, write)
     raise TypeError(f"not a table command: {command!r}")  # pragma: no cover
 
 
@@ -234,6 +237,44 @@ def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     if outcome is not None:
         _settle(run, outcome.termination, note=outcome.note)
     return run.result(awarded=(number,))
+
+
+def _revise(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
+    """A revision of an award already given: the difference is written and the settlement follows."""
+    number = record.deal_number
+    if number in run.pending or run.sheet.awarded_result(number) is None:
+        raise TableRefused("not_awarded", f"deal {number} of this table has no award to revise")
+    sheet = run.sheet.revise_award(number, result)
+    if run.status is TableStatus.PLAYING and sheet.finished:
+        raise TableRefused(
+            "award_ends_pulya",
+            "this revision would complete the pulya in the middle of a deal; give it when the game is over",
+        )
+    run.sheet = sheet
+    run.events.append(public("deal_awarded", deal_number=number, result=result.to_json(), revised=True))
+    outcome = run.outcome
+    if outcome is not None:
+        _settle(run, outcome.termination, note=outcome.note)
+    return run.result(awarded=(number,))
+
+
+def _judge(run: _Run, write: Callable[[ScoreSheet], ScoreSheet]) -> Step:
+    """A judge's sanction or revocation (§11): written into the sheet; a game over is settled again."""
+    try:
+        sheet = write(run.sheet)
+    except ScoringError as exc:
+        raise TableRefused("invalid_sanction", str(exc)) from None
+    if run.status is TableStatus.PLAYING and sheet.finished and not run.sheet.finished:
+        raise TableRefused(
+            "sanction_ends_pulya",
+            "this entry would complete the pulya in the middle of a deal; write it when the game is over",
+        )
+    run.sheet = sheet
+    run.events.append(public("sanction", summary=sheet.history[-1].summary))
+    outcome = run.outcome
+    if outcome is not None:
+        _settle(run, outcome.termination, note=outcome.note)
+    return run.result()
 
 
 # ----------------------------------------------------------------------------------- the server's moves

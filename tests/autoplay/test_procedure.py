@@ -12,6 +12,7 @@ import pytest
 
 from app.autoplay import (
     REASON_NO_CONTRACT,
+    REASON_SOLVER,
     AdjudicationError,
     AutoplayError,
     InterruptedDeal,
@@ -38,8 +39,10 @@ from app.engine import (
     apply,
     current_actor,
 )
+from app.engine.cards import Card
 from app.engine.scoring import ScoreSheet
 from app.engine.scoring.settlement import settle
+from app.solver.errors import SolverCancelled
 from tests.autoplay.helpers import NoRobot, bid, dealt, drive, first_legal, next_deal, play, sheet_for
 
 PASS, WHIST, HALF = WhistCall.PASS, WhistCall.WHIST, WhistCall.HALF_WHIST
@@ -274,3 +277,22 @@ def test_two_seats_out_of_time_in_one_deal_are_both_auto_played_and_penalised() 
     assert close.sheet.whists[2][0] == close.sheet.whists[2][1] == 50
     assert close.sheet.whists[0][1] == 50 and close.sheet.whists[1][0] == 50
     assert [line.kind for line in close.sheet.history] == ["game", "timeout", "timeout"]
+
+
+class _GuardStops:
+    """A robot whose search the server's wall-time guard stopped (app.server.robot)."""
+
+    def play(self, state: TableState) -> Card:
+        raise SolverCancelled("the guard ran out", 1024)
+
+    def misere_discard(self, state: TableState) -> tuple[Card, Card]:
+        raise SolverCancelled("the guard ran out", 1024)
+
+
+def test_a_misere_discard_stopped_by_the_guard_archives_the_deal_as_interrupted() -> None:
+    """§8.4: when the robot cannot finish — here its discard search was cancelled — the deal is archived."""
+    state = play(dealt(seed=7), PassBid(1), MakeBid(2, bid("misere")), PassBid(0))
+    assert state.phase is Phase.DISCARD
+    out = timeout_actions(state, 2, reserve_on=True, robot=_GuardStops())
+    assert out.state.phase is Phase.INTERRUPTED and out.interrupted is not None
+    assert out.interrupted.reason == REASON_SOLVER and out.interrupted.timed_out == (2,)

@@ -104,14 +104,13 @@ def test_misere_declarer_timeout_before_the_discard_uses_the_discard_robot() -> 
     state = play(dealt(seed=7), PassBid(1), MakeBid(2, bid("misere")), PassBid(0))
     assert state.phase is Phase.DISCARD and state.deal is not None
     twelve = state.deal.hands[2]
-    # A generous time guard, so a slow machine gives the same (seeded) discard in both calls.
-    out = timeout_actions(state, 2, reserve_on=True, robot=SolverRobot(discard_time_budget=60.0))
+    out = timeout_actions(state, 2, reserve_on=True, robot=SolverRobot())
     assert out.actions[0] == TimeOut(2)
     discard = out.actions[1]
     assert isinstance(discard, Discard)
     # Declarer is solver seat 0 for the discard robot; first hand (seat 1) is the second seat after it.
     seed = sum(1 << c.index for c in twelve)
-    assert discard.cards == misere_discard(twelve, seed=seed, leader=2, time_budget=60.0)
+    assert discard.cards == misere_discard(twelve, seed=seed, leader=2)
     # §8.4 [ours]: from the takeover the robot plays every card, the live first hand's lead included.
     assert (
         out.state.phase is Phase.DEAL_OVER
@@ -154,3 +153,34 @@ def test_reserve_off_card_play_is_finished_by_the_robot_without_penalty() -> Non
     assert result is not None and result.timed_out == () and result.kind is DealKind.GAME
     sheet = sheet_for(state).apply(result)
     assert [line.kind for line in sheet.history] == ["game"]
+
+
+def test_finish_or_interrupt_depends_on_the_position_not_on_where_the_robot_started() -> None:
+    """A card decision's cost, and so whether it fits the node budget, is the position's alone: a robot
+    that reaches a position after playing the cards before it decides there as one started at it.
+    In this deal (seed 9) the fifth card costs more than the first on an empty table; with a budget
+    between the two, a robot started at the deal's first card and one started at the fifth both
+    interrupt the deal at the fifth card (a warm table would have let the first robot through)."""
+    start = whisted_six(seed=9)
+    state, costs = start, []
+    while state.phase is Phase.PLAY:
+        session = Solver()
+        card, _ = session.lowest_optimal(position_of(state))
+        costs.append(session.nodes)
+        state = play(state, PlayCard(current_actor(state), card))  # type: ignore[arg-type]
+    j = max(range(len(costs)), key=costs.__getitem__)
+    assert j > 0 and costs[j] > costs[0]
+    budget = costs[j] - 1
+    seat = current_actor(start)
+    assert seat is not None
+    from_start = timeout_actions(start, seat, reserve_on=True, robot=SolverRobot(node_budget=budget))
+    assert from_start.actions[-1] == Interrupt(REASON_SOLVER)
+    played = [a for a in from_start.actions if isinstance(a, PlayCard)]
+    assert len(played) == j  # the first j cards fitted; the costliest did not
+    later = play(start, *played)
+    seat = current_actor(later)
+    assert seat is not None
+    from_later = timeout_actions(later, seat, reserve_on=True, robot=SolverRobot(node_budget=budget))
+    assert [a for a in from_later.actions if not isinstance(a, TimeOut)] == [Interrupt(REASON_SOLVER)]
+    assert from_later.interrupted is not None and from_start.interrupted is not None
+    assert from_later.interrupted.tricks == from_start.interrupted.tricks

@@ -16,17 +16,28 @@ from tests.server.conftest import ADMIN, OPERATOR, PASSWORD, ServerProcess, _ser
 
 @pytest.fixture
 def strict_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    """A server whose per-address budget is small enough to reach in a test."""
-    env = {"PREFERANS_AUTH_ADDRESS_BURST": "8", "PREFERANS_AUTH_ADDRESS_PER_MINUTE": "6"}
+    """A server whose budgets are small enough to reach in a test and refill too slowly to matter while
+    it runs (a hash can take seconds on a busy machine)."""
+    env = {
+        "PREFERANS_AUTH_ADDRESS_BURST": "8",
+        "PREFERANS_AUTH_ADDRESS_PER_MINUTE": "0.01",
+        "PREFERANS_AUTH_NAME_PER_MINUTE": "0.01",
+    }
     yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'p.db'}", tmp_path, env)
+
+
+@pytest.fixture
+def name_limited_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    env = {"PREFERANS_AUTH_NAME_PER_MINUTE": "0.01"}
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'n.db'}", tmp_path, env)
 
 
 def _login(http: httpx.Client, name: str, password: str) -> httpx.Response:
     return http.post("/api/auth/login", json={"name": name, "password": password})
 
 
-def test_login_is_rate_limited_per_name(sqlite_server: ServerProcess) -> None:
-    with httpx.Client(base_url=sqlite_server.url, timeout=30) as http:
+def test_login_is_rate_limited_per_name(name_limited_server: ServerProcess) -> None:
+    with httpx.Client(base_url=name_limited_server.url, timeout=120) as http:
         statuses = [_login(http, OPERATOR, "wrong-password").status_code for _ in range(5)]
         assert statuses == [401] * 5
         refused = _login(http, OPERATOR, PASSWORD)
@@ -37,7 +48,7 @@ def test_login_is_rate_limited_per_name(sqlite_server: ServerProcess) -> None:
 
 
 def test_login_and_register_are_rate_limited_per_address(strict_server: ServerProcess) -> None:
-    with httpx.Client(base_url=strict_server.url, timeout=30) as http:
+    with httpx.Client(base_url=strict_server.url, timeout=120) as http:
         statuses = [
             http.post("/api/auth/register", json={"name": f"user{i}", "password": "long-enough"}).status_code
             for i in range(4)
@@ -51,7 +62,7 @@ def test_login_and_register_are_rate_limited_per_address(strict_server: ServerPr
 
 
 def test_weak_passwords_are_refused(sqlite_server: ServerProcess) -> None:
-    with httpx.Client(base_url=sqlite_server.url, timeout=30) as http:
+    with httpx.Client(base_url=sqlite_server.url, timeout=120) as http:
         for name, password in (("shorty", "seven77"), ("samename1", "SameName1")):
             response = http.post("/api/auth/register", json={"name": name, "password": password})
             assert response.status_code == 422 and response.json()["field"] == "password", response.text
@@ -66,7 +77,7 @@ def test_an_unknown_name_costs_what_a_wrong_password_costs(sqlite_server: Server
         assert _login(http, name, "not-the-password").status_code == 401
         return time.perf_counter() - started
 
-    with httpx.Client(base_url=sqlite_server.url, timeout=30) as http:
+    with httpx.Client(base_url=sqlite_server.url, timeout=120) as http:
         timed("nobody-at-all")  # the decoy hash is made on first use
         wrong = statistics.median(timed(n) for n in (OPERATOR, ADMIN, OPERATOR))
         unknown = statistics.median(timed(n) for n in ("nobody1", "nobody2", "nobody3"))
@@ -79,7 +90,7 @@ def test_look_alike_names_are_one_name(sqlite_server: ServerProcess) -> None:
     def register(name: str) -> httpx.Response:
         return http.post("/api/auth/register", json={"name": name, "password": "long-enough"})
 
-    with httpx.Client(base_url=sqlite_server.url, timeout=30) as http:
+    with httpx.Client(base_url=sqlite_server.url, timeout=120) as http:
         assert register("pl1").status_code == 201
         for twin in ("PL1", "Pl1", "ｐｌ１", "ＰＬ1"):
             response = register(twin)

@@ -43,19 +43,19 @@ async def test_operator_stops_a_pulya_and_an_admin_awards_the_interrupted_deal(s
         assert len(pending) == 1 and pending[0]["record"]["hands"]
         award = f"/api/admin/interrupted/{pending[0]['id']}/award"
         with pytest.raises(ApiError) as not_admin:
-            await table.operator.call("POST", award, {"tricks": None})
+            await table.operator.call("POST", award, {"tricks": None, "reason": "r"})
         assert not_admin.value.status == 403
         with pytest.raises(ApiError) as bad_award:
-            await admin.call("POST", award, {"tricks": {"0": 11}})
+            await admin.call("POST", award, {"tricks": {"0": 11}, "reason": "r"})
         assert bad_award.value.status == 422
-        done = await admin.call("POST", award, {"tricks": None})
+        done = await admin.call("POST", award, {"tricks": None, "reason": "no declarer yet"})
         assert done["status"] == "finished" and done["settlement"]["sum"] == 0
         assert "venue closes" in done["settlement"]["note"]  # the operator's note survives the award
         after = await _wait_status(table.clients[1], "finished")
         assert after["outcome"]["settlement"] == done["settlement"]
         with pytest.raises(ApiError) as twice:
-            await admin.call("POST", award, {"tricks": None})
-        assert twice.value.status == 409
+            await admin.call("POST", award, {"tricks": None, "reason": "again"})
+        assert twice.value.status == 422  # a revision must say so (issue 11 §2)
     finally:
         await admin.close()
         await table.close()

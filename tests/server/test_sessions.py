@@ -60,7 +60,7 @@ async def test_a_ticket_opens_one_socket_once_and_tokens_never_travel_in_urls(
         async with websockets.connect(url) as ws:  # used already
             code, frames = await closed_with(ws)
             assert code == 4401 and frames[0]["code"] == "unauthorized"
-        async with websockets.connect(f"{player.ws_base(1)}?token={player.token}") as ws:
+        async with websockets.connect(f"{player.ws_base(1)}?token={player.token}") as ws:  # refused
             code, _ = await closed_with(ws)  # a token in the URL is not a credential any more
             assert code == 4401
     finally:

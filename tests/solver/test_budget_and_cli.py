@@ -7,10 +7,14 @@ import os
 import random
 import subprocess
 import sys
+import threading
 
 import pytest
 
-from app.solver import Solver, SolverBudgetExceeded, solve
+from app.engine.cards import parse_cards
+from app.solver import CancelToken, Solver, SolverBudgetExceeded, SolverCancelled, solve
+from app.solver.cancel import CANCEL_EVERY
+from app.solver.misere import choose_discard
 from tests.solver.positions import random_position
 
 
@@ -36,11 +40,52 @@ def test_node_budget_is_deterministic_and_enough_budget_changes_nothing(implemen
         solve(position, node_budget=first.nodes - 1, implementation=implementation)
 
 
-def test_time_budget_stops_a_long_search(implementation: str) -> None:
-    """RULES.md §8.4: a tiny time budget stops the search instead of running on."""
+def test_a_raised_token_cancels_the_search_at_its_next_look(implementation: str) -> None:
+    """The server's guard stops a search through its token: the search looks every CANCEL_EVERY nodes,
+    so a token raised beforehand stops it exactly there, with a typed error that is not a budget's."""
     position = random_position(random.Random(8), 10, mid_trick=False)
-    with pytest.raises(SolverBudgetExceeded, match="time budget"):
-        Solver(implementation).solve(position, time_budget=1e-9)
+    assert solve(position, implementation=implementation).nodes > CANCEL_EVERY
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(SolverCancelled) as info:
+        Solver(implementation, cancel=token).solve(position)
+    assert info.value.nodes == CANCEL_EVERY and not isinstance(info.value, SolverBudgetExceeded)
+    with pytest.raises(SolverCancelled):
+        Solver(implementation, cancel=token).lowest_optimal(position)
+
+
+def test_a_token_never_raised_changes_nothing(implementation: str) -> None:
+    """Watching a token changes no answer and no node count (decisions depend on the position only)."""
+    rng = random.Random(9)
+    for _ in range(20):
+        position = random_position(rng, 6)
+        watched = Solver(implementation, cancel=CancelToken())
+        assert watched.solve(position) == solve(position, implementation=implementation)
+        watched, plain = Solver(implementation, cancel=CancelToken()), Solver(implementation)
+        assert watched.lowest_optimal(position) == plain.lowest_optimal(position)
+        assert watched.nodes == plain.nodes
+
+
+def test_a_token_raised_from_another_thread_stops_a_running_search() -> None:
+    """The compiled search runs without the GIL; the flag set by another thread still reaches it."""
+    token = CancelToken()
+    hand = parse_cards(["s7", "s8", "s9", "sT", "c7", "c8", "cT", "d7", "d9", "h7", "h9", "dA"])
+    outcome: list[BaseException | None] = []
+
+    def discard() -> None:
+        try:
+            choose_discard(hand, seed=3, leader=1, cancel=token)
+        except SolverCancelled as exc:
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    worker = threading.Thread(target=discard)
+    worker.start()
+    token.cancel()
+    worker.join()
+    assert isinstance(outcome[0], SolverCancelled)
+    assert 0 < outcome[0].nodes < choose_discard(hand, seed=3, leader=1).nodes
 
 
 def _cli(data: str, *args: str, pure: bool = False) -> subprocess.CompletedProcess[str]:

@@ -123,7 +123,7 @@ class Observer:
     """A spectator socket kept up to date in the background."""
 
     def __init__(self, api: Api, table_id: int) -> None:
-        self.client = TableClient(api.ws_url(table_id), record=True)
+        self.client = TableClient(api, table_id, record=True)
         self.task: asyncio.Task[None] | None = None
         self.deal_overs: list[dict[str, Any]] = []  # each deal's end: its result and record
         self.timeouts: list[tuple[float, int]] = []  # (monotonic time received, seat) of timeout events

@@ -63,6 +63,10 @@ async def test_my_games_shows_the_sheet_settlement_and_deals_and_the_language_st
         await page.screenshot(path=str(artifacts / "my-game-en.png"), full_page=True)
         await page.click('[data-lang="ru"]')
         assert "Мои игры" in (await page.text_content("#nav") or "")
+        # Signing out revokes the token on the server: the page is back at the login form.
+        await page.click('[data-action="logout"]')
+        await page.wait_for_selector("#login-name")
+        assert await page.evaluate("localStorage.getItem('preferans.session')") is None
         for player in players:
             assert not player.errors, player.errors
     finally:

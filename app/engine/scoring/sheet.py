@@ -119,6 +119,34 @@ class ScoreSheet:
         )
         return self.write(line)
 
+    def awarded_result(self, deal_number: int) -> DealResult | None:
+        """The result in force for interrupted deal ``deal_number``: its latest award or revision."""
+        for line in reversed(self.history):
+            if line.summary.startswith(
+                (f"deal {deal_number} awarded:", f"deal {deal_number} award revised:")
+            ):
+                return line.result
+        return None
+
+    def revise_award(self, deal_number: int, result: DealResult) -> ScoreSheet:
+        """A judge's later award for a deal already awarded (issue 11 §2): one new history line writes the
+        difference, so the columns follow the latest award and the earlier lines stay as they were."""
+        check_result(result, self.seats, self.conventions)
+        if result.kind is DealKind.ALLPASS:
+            raise ScoringError("type", "an interrupted deal is awarded as a game, a misère or void")
+        previous = self.awarded_result(deal_number)
+        if previous is None:
+            raise ScoringError("deal", f"deal {deal_number} has no award to revise")
+        undone = [
+            replace(w, amount=-w.amount, reason=f"revised: {w.reason}")
+            for w in deal_writes(previous, self.conventions)
+        ]
+        written = tuple(w for w in (*undone, *deal_writes(result, self.conventions)) if w.amount)
+        line = HistoryLine(
+            result.kind.value, f"deal {deal_number} award revised: {describe(result)}", written, result
+        )
+        return self.write(line)
+
     def timeout(self, seat: int) -> ScoreSheet:
         """The timeout penalty (§5.8): every other player writes 50 whists on ``seat``."""
         if not 0 <= seat < self.seats:

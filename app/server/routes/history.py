@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.autoplay import AdjudicationError
 from app.autoplay import InterruptedDeal as InterruptedRecord
 from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, TableSeat
+from app.db.models import Award as AwardRow
 from app.engine.bids import Bid
 from app.engine.conventions import Conventions
-from app.engine.result import PlayMode, WhistCall
+from app.engine.result import DealResult, PlayMode, WhistCall
 from app.engine.scoring import ScoringError
 from app.engine.scoring.checks import check_result
+from app.server.audit import audit
 from app.server.commands import Award, SeatError
 from app.server.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
@@ -101,44 +104,79 @@ async def interrupted(_admin: AdminUser, session: SessionDep) -> list[dict[str, 
 
 class AwardIn(BaseModel):
     """An administrator's award for an interrupted deal (RULES §8.4): ``tricks`` per active seat, or null
-    for a void deal; ``contract`` when the declarer never named one."""
+    for a void deal; ``contract`` when the declarer never named one. ``reason`` is recorded with it;
+    ``revise`` gives a later award of a deal already awarded (a new recorded entry; the sheet follows it)."""
 
     tricks: dict[int, int] | None
     contract: str | None = Field(None, max_length=16)
     # When the deal was interrupted before the whist calls: what the judge rules they were (§8.4).
     calls: list[tuple[int, WhistCall]] | None = Field(None, max_length=4)
     play: PlayMode | None = None
+    reason: str = Field(min_length=1, max_length=500)
+    revise: bool = False
+
+
+def validated_award(record: InterruptedRecord, body: AwardIn, awarded: bool) -> DealResult:
+    """The deal result the award gives, or a 422 naming the field; nothing is stored."""
+    if awarded and not body.revise:
+        raise ApiError(
+            422, "already_adjudicated", "this deal has been awarded: revise it with revise=true", "revise"
+        )
+    if body.revise and not awarded:
+        raise ApiError(422, "not_awarded", "this deal has no award to revise", "revise")
+    try:
+        contract = None if body.contract is None else Bid.parse(body.contract)
+    except ValueError as exc:
+        raise ApiError(422, "invalid_award", str(exc), "contract") from None
+    try:
+        calls = None if body.calls is None else tuple(body.calls)
+        result = record.awarded(body.tricks, contract=contract, calls=calls, mode=body.play)
+        check_result(result, record.seats, Conventions())
+    except (AdjudicationError, ScoringError, ValueError) as exc:
+        raise ApiError(422, "invalid_award", str(exc), "tricks") from None
+    return result
 
 
 @router.post("/admin/interrupted/{deal_id}/award")
 async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
-    """Award a result to an interrupted deal; the table's actor writes it (a game over is settled again).
+    """Award a result to an interrupted deal; the table's actor writes it (a game over is settled again),
+    then the award is recorded in the deal's history of awards with the admin, the time and the reason.
 
     No database connection is held while the table's actor works on the award.
     """
     async with ctx.sessions() as session:
         row = await session.get(InterruptedDeal, deal_id)
         if row is None:
-            raise ApiError(404, "not_found", f"no interrupted deal {deal_id}")
-        if row.adjudication is not None:
-            raise ApiError(409, "already_adjudicated", "this deal has been adjudicated")
-        table_id, stored = row.table_id, row.record
+            raise ApiError(422, "unknown_deal", f"no interrupted deal {deal_id}", "deal")
+        table_id, stored, awarded = row.table_id, row.record, row.adjudication is not None
     record = InterruptedRecord.from_json(stored)
-    try:
-        contract = None if body.contract is None else Bid.parse(body.contract)
-        calls = None if body.calls is None else tuple(body.calls)
-        result = record.awarded(body.tricks, contract=contract, calls=calls, mode=body.play)
-        check_result(result, record.seats, Conventions())
-    except (AdjudicationError, ScoringError, ValueError) as exc:
-        raise ApiError(422, "invalid_award", str(exc), "tricks") from None
+    result = validated_award(record, body, awarded)
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
     reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-    actor.submit(Award(deal_id, record, result, admin.name, reply))
+    actor.submit(Award(deal_id, record, result, admin.name, reply, revise=body.revise))
     try:
         out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
     except SeatError as exc:
         status = 422 if exc.code == "invalid_award" else SEAT_ERROR_STATUS.get(exc.code, 409)
         raise ApiError(status, exc.code, exc.message) from None
-    return out
+    # The sheet is written by the table (above); the entry of the awards' history follows it. Revisions
+    # of one deal are serialised by its table, so the next revision number is free.
+    async with ctx.sessions() as session, session.begin():
+        revision = await session.scalar(select(func.count(AwardRow.id)).where(AwardRow.deal_id == deal_id))
+        entry = AwardRow(
+            deal_id=deal_id,
+            table_id=table_id,
+            revision=(revision or 0) + 1,
+            admin_id=admin.id,
+            admin_name=admin.name,
+            reason=body.reason,
+            award=body.model_dump(mode="json"),
+            result=result.to_json(),
+            settlement=out.get("settlement"),
+            at=time.time(),
+        )
+        session.add(entry)
+        audit(session, admin, "award", f"deal {deal_id}", revision=entry.revision, reason=body.reason)
+    return {**out, "revision": entry.revision}

@@ -199,6 +199,8 @@ async def open_table(
         raise ApiError(404, "not_found", f"no room {room_id}")
     if room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
         raise ApiError(403, "forbidden", "only the room's operator opens tables in it")
+    if room.closed:  # admin: a closed room opens no more tables
+        raise ApiError(409, "room_closed", "the room is closed")
     if body.seats not in (3, 4):
         raise ApiError(422, "invalid_request", "seats: a table has 3 or 4 seats", "seats")
     conventions = _validate_conventions(room.preset, {**room.overrides, **body.overrides})

@@ -5,11 +5,12 @@ const KEY = "preferans.session";
 /** @typedef {{token: string, name: string, user_id: number, role: string, expires_at: number}} Session */
 
 export class ApiError extends Error {
-  /** @param {number} status @param {string} code @param {string} message */
-  constructor(status, code, message) {
+  /** @param {number} status @param {string} code @param {string} message @param {string} [field] */
+  constructor(status, code, message, field) {
     super(message);
     this.status = status;
     this.code = code;
+    this.field = field; // the request field a 422 names (shown beside it in forms)
   }
 }
 
@@ -24,8 +25,19 @@ export function session() {
   return null;
 }
 
+/** Forget the token here (it was refused, or the user signs out). */
 export function logout() {
   localStorage.removeItem(KEY);
+}
+
+/** Sign out: the server revokes the user's tokens (every device) and closes its sockets; then forget it. */
+export async function signOut() {
+  try {
+    await call("POST", "/api/auth/logout");
+  } catch {
+    /* already invalid: nothing to revoke */
+  }
+  logout();
 }
 
 /**
@@ -47,7 +59,7 @@ export async function call(method, path, body) {
   const data = response.status === 204 ? null : await response.json().catch(() => null);
   if (!response.ok) {
     if (response.status === 401 && current) logout();
-    throw new ApiError(response.status, data?.error ?? "error", data?.message ?? response.statusText);
+    throw new ApiError(response.status, data?.error ?? "error", data?.message ?? response.statusText, data?.field);
   }
   return data;
 }

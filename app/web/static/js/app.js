@@ -1,5 +1,5 @@
 /** The site's entry: hash routes to page modules, the header (navigation, language switch). */
-import { session, logout } from "./api.js";
+import { session, signOut } from "./api.js";
 import { h } from "./dom.js";
 import { t, setLang, lang, onLangChange } from "./i18n.js";
 
@@ -14,6 +14,10 @@ const ROUTES = [
   [/^#\/table\/(\d+)$/, () => import("./pages/table.js")],
   [/^#\/games\/(\d+)$/, () => import("./pages/game.js")],
   [/^#\/games$/, () => import("./pages/games.js")],
+  [/^#\/admin\/deals\/(\d+)$/, () => import("./pages/admin_deal.js")],
+  [/^#\/admin\/tables\/(\d+)$/, () => import("./pages/admin_game.js")],
+  [/^#\/admin$/, () => import("./pages/admin.js")],
+  [/^#\/operator$/, () => import("./pages/operator.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],
 ];
 
@@ -45,9 +49,11 @@ function renderNav() {
       ? [
           h("a", { href: "#/lobby" }, t("lobby")),
           h("a", { href: "#/games" }, t("my_games")),
+          user.role === "operator" || user.role === "admin" ? h("a", { href: "#/operator", "data-nav": "operator" }, t("nav_operator")) : null,
+          user.role === "admin" ? h("a", { href: "#/admin", "data-nav": "admin" }, t("nav_admin")) : null,
           h("span", { class: "whoami", "data-user": user.name }, user.name),
-          h("button", { type: "button", onclick: () => { logout(); location.hash = "#/login"; } }, t("logout")),
-        ]
+          h("button", { type: "button", "data-action": "logout", onclick: async () => { await signOut(); location.hash = "#/login"; } }, t("logout")),
+        ].filter((item) => item !== null)
       : []),
   );
   for (const button of document.querySelectorAll("[data-lang]")) {

@@ -1,7 +1,8 @@
 /**
  * The table websocket: versions, resync on a gap, reconnection with backoff, numbered commands.
  *
- * A command is sent only while the socket is open; offline it is refused at once (never queued), so a
+ * Every (re)connection opens with a fresh single-use ticket (`POST /api/auth/ws-ticket`): the login token
+ * never goes in a URL. A command is sent only while the socket is open; offline it is refused at once (never queued), so a
  * click can never be applied twice. Every command gets a fresh sequence number above the server's
  * `last_seq`; a command lost with the socket is not resent (the fresh snapshot says where the game is).
  */
@@ -22,13 +23,14 @@
  * }} Handlers
  */
 
+import { ApiError, call } from "./api.js";
+
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 
 export class TableSocket {
-  /** @param {number} tableId @param {string} token @param {Handlers} handlers */
-  constructor(tableId, token, handlers) {
+  /** @param {number} tableId @param {Handlers} handlers */
+  constructor(tableId, handlers) {
     this.tableId = tableId;
-    this.token = token;
     this.handlers = handlers;
     /** @type {WebSocket | null} */
     this.ws = null;
@@ -95,9 +97,23 @@ export class TableSocket {
     this.handlers.onLink(link);
   }
 
-  open() {
+  async open() {
+    /** @type {string} */
+    let ticket;
+    try {
+      ticket = (await call("POST", "/api/auth/ws-ticket")).ticket;
+    } catch (exc) {
+      if (exc instanceof ApiError && exc.status === 401) {
+        this.stopped = true;
+        this.handlers.onFatal("unauthorized", exc.message);
+      } else {
+        this.retryLater(); // the server is unreachable: try again like a dropped socket
+      }
+      return;
+    }
+    if (this.stopped) return;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${scheme}://${location.host}/ws/tables/${this.tableId}?token=${encodeURIComponent(this.token)}`;
+    const url = `${scheme}://${location.host}/ws/tables/${this.tableId}?ticket=${encodeURIComponent(ticket)}`;
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onmessage = (event) => this.receive(JSON.parse(event.data));
@@ -105,12 +121,16 @@ export class TableSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       this.pending = null; // lost with the socket; the snapshot after reconnecting tells what was applied
-      if (this.stopped) return;
-      this.setLink("reconnecting");
-      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
-      this.attempt += 1;
-      this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
+      if (!this.stopped) this.retryLater();
     };
+  }
+
+  retryLater() {
+    this.setLink("reconnecting");
+    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
   }
 
   /** @param {any} frame */

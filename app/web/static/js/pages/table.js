@@ -31,7 +31,7 @@ export function mount(root, params) {
   let wasMyTurn = false;
   const title = document.title;
 
-  const socket = new TableSocket(tableId, user.token, {
+  const socket = new TableSocket(tableId, {
     onState: (state, frame) => {
       if (frame.type === "update" && state.seat === null) {
         // Seated from another tab or the lobby meanwhile: a snapshot brings this connection's seat.
@@ -51,6 +51,12 @@ export function mount(root, params) {
       render();
     },
     onFatal: (code, message) => {
+      if (code === "unauthorized") {
+        // Logged out, expired or disabled: log in again, then come back to this table.
+        sessionStorage.setItem("preferans.after_login", location.hash);
+        location.hash = "#/login";
+        return;
+      }
       notice = t("error_generic", { msg: message || code });
       render();
     },

@@ -16,6 +16,8 @@ export function seatElement(model, seat) {
   const info = state.seats[seat];
   const name = nameOf(model, seat);
   const badges = [];
+  const robot = model.state.seats[seat]?.robot;
+  if (robot) badges.push(h("span", { class: "badge robot", "data-robot": robot, title: t("robot") }, `🤖 ${robot}`));
   if (view && view.dealer === seat) badges.push(h("span", { class: "badge dealer" }, t("dealer")));
   if (deal && deal.first_hand === seat) badges.push(h("span", { class: "badge first" }, t("first_hand")));
   if (deal && deal.declarer === seat && !deal.allpass) badges.push(h("span", { class: "badge declarer" }, t("declarer")));

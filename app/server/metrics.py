@@ -1,0 +1,119 @@
+"""Prometheus metrics of the running server (``GET /metrics``, the ``prometheus-client`` library).
+
+Counters and histograms are fed by small hooks where things happen (a frame acknowledged or refused, a
+table's commit, a clock timeout, the solver robot's search); gauges that are facts about the present
+(live tables, open sockets, interrupted deals awaiting an award) are read when the metrics are scraped,
+so they can never drift from the truth.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from pydantic import BaseModel
+from sqlalchemy import func, select
+
+from app.db.models import InterruptedDeal
+from app.protocol.messages import AckMessage, ErrorMessage
+
+if TYPE_CHECKING:
+    from app.server.context import ServerContext
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+ACTIONS = Counter(
+    "preferans_actions_total",
+    "Players' actions answered over websockets, by outcome (accepted, refused) and refusal code",
+    ["outcome", "code"],
+    registry=REGISTRY,
+)
+COMMIT_SECONDS = Histogram(
+    "preferans_commit_seconds",
+    "Time to store one table step (a commit before the step is acknowledged or published)",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+    registry=REGISTRY,
+)
+TIMEOUTS = Counter(
+    "preferans_timeouts_fired_total",
+    "Clock timers that fired on the table they were armed for",
+    registry=REGISTRY,
+)
+TIMEOUT_LATENESS = Histogram(
+    "preferans_timeout_lateness_seconds",
+    "How long after the clock's deadline its timer was handled by the table",
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+    registry=REGISTRY,
+)
+SOLVER_SECONDS = Histogram(
+    "preferans_solver_robot_seconds",
+    "Wall time of each table step that ran the solver robot off the event loop",
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
+    registry=REGISTRY,
+)
+LIVE_TABLES = Gauge(
+    "preferans_live_tables", "Tables loaded in this process, by status", ["status"], registry=REGISTRY
+)
+OPEN_SOCKETS = Gauge("preferans_open_sockets", "Open websocket connections", registry=REGISTRY)
+AWAITING_AWARD = Gauge(
+    "preferans_interrupted_awaiting_award",
+    "Interrupted deals in the archive that no administrator has awarded yet",
+    registry=REGISTRY,
+)
+
+_STATUSES = ("waiting", "playing", "awaiting_adjudication", "finished")
+
+
+def frame_sent(message: BaseModel | object) -> None:
+    """Count a reply to a player's action: an acknowledgement, or a refusal with its code."""
+    if isinstance(message, AckMessage):
+        if not message.duplicate:
+            ACTIONS.labels("accepted", "").inc()
+    elif isinstance(message, ErrorMessage) and message.seq is not None:
+        ACTIONS.labels("refused", message.code).inc()
+
+
+@contextmanager
+def commit_timer() -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        COMMIT_SECONDS.observe(time.perf_counter() - started)
+
+
+def timeout_fired(deadline_ms: int | None, now_ms: int) -> None:
+    """A clock timer handled at ``now_ms`` (monotonic) for a deadline at ``deadline_ms``."""
+    TIMEOUTS.inc()
+    if deadline_ms is not None:
+        TIMEOUT_LATENESS.observe(max(0, now_ms - deadline_ms) / 1000.0)
+
+
+@contextmanager
+def solver_timer() -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        SOLVER_SECONDS.observe(time.perf_counter() - started)
+
+
+async def render(ctx: ServerContext) -> bytes:
+    """The exposition text, with the present-state gauges read now."""
+    counts = dict.fromkeys(_STATUSES, 0)
+    for actor in list(ctx.tables.values()):
+        counts[actor.status] = counts.get(actor.status, 0) + 1
+    for status, count in counts.items():
+        LIVE_TABLES.labels(status).set(count)
+    OPEN_SOCKETS.set(sum(len(conns) for conns in ctx.user_connections.values()))
+    async with ctx.sessions() as session:
+        awaiting = await session.scalar(
+            select(func.count()).select_from(InterruptedDeal).where(InterruptedDeal.adjudication.is_(None))
+        )
+    AWAITING_AWARD.set(awaiting or 0)
+    return generate_latest(REGISTRY)

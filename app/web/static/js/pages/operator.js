@@ -1,0 +1,235 @@
+/** The club operator's page: create a room (a preset and overrides; the server's per-field errors are shown
+ * beside their fields), and for each own room: open tables at 3 or 4 seats, the live tables, the finished
+ * games with their settlements, close the room. */
+import { call, session, ApiError } from "../api.js";
+import { h } from "../dom.js";
+import { t, onLangChange } from "../i18n.js";
+
+/** Convention fields offered as inputs; any other field goes in "more overrides" (JSON). */
+const FIELDS = [
+  ["pool_size", "number"],
+  ["deal_time", "number"],
+  ["reserve_time", "number"],
+  ["stake_per_whist", "number"],
+];
+
+/** @param {HTMLElement} root */
+export function mount(root) {
+  /** @type {Record<string, string>} */
+  const form = { name: "", preset: "fspr-leningrad", more: "" };
+  /** @type {Record<string, string>} */
+  let errors = {};
+  /** @type {any[]} */
+  let rooms = [];
+  /** @type {Record<number, {live: any[], games: any[]}>} */
+  const detail = {};
+  let notice = "";
+
+  const load = async () => {
+    rooms = await call("GET", "/api/operator/rooms");
+    for (const room of rooms) {
+      if (room.closed) continue;
+      const [live, games] = await Promise.all([
+        call("GET", `/api/operator/rooms/${room.id}/live`),
+        call("GET", `/api/operator/rooms/${room.id}/games`),
+      ]);
+      detail[room.id] = { live, games };
+    }
+    render();
+  };
+
+  const create = async (/** @type {Event} */ event) => {
+    event.preventDefault();
+    errors = {};
+    /** @type {Record<string, any>} */
+    let overrides = {};
+    try {
+      overrides = form.more.trim() ? JSON.parse(form.more) : {};
+    } catch {
+      errors.more = t("op_bad_json");
+      return render();
+    }
+    for (const [key, type] of FIELDS) {
+      if (form[key]) overrides[key] = type === "number" && !Number.isNaN(Number(form[key])) ? Number(form[key]) : form[key];
+    }
+    try {
+      const room = await call("POST", "/api/rooms", { name: form.name, preset: form.preset, overrides });
+      notice = t("op_created", { name: room.name });
+      for (const key of ["name", "more", ...FIELDS.map(([k]) => k)]) form[key] = "";
+      await load();
+    } catch (exc) {
+      if (exc instanceof ApiError && exc.status === 422) {
+        const field = (exc.field ?? "").replace(/^body\./, "");
+        const known = ["name", "preset", ...FIELDS.map(([k]) => k)];
+        errors[known.includes(field) ? field : "more"] = exc.message;
+      } else errors.form = String(/** @type {Error} */ (exc).message);
+      render();
+    }
+  };
+
+  /** @param {number} roomId @param {number} seats */
+  const openTable = async (roomId, seats) => {
+    await call("POST", `/api/rooms/${roomId}/tables`, { seats });
+    await load();
+  };
+
+  /** @type {Record<number, string>} */
+  const stopReasons = {};
+  /** Edits in progress by room: the overrides as JSON and the name; errors by field. */
+  /** @type {Record<number, {name: string, overrides: string, errors: Record<string, string>}>} */
+  const edits = {};
+  /** @param {number} roomId */
+  const saveRoom = async (roomId) => {
+    const edit = edits[roomId];
+    edit.errors = {};
+    let overrides;
+    try {
+      overrides = JSON.parse(edit.overrides || "{}");
+    } catch {
+      edit.errors.overrides = t("op_bad_json");
+      return render();
+    }
+    try {
+      await call("PATCH", `/api/operator/rooms/${roomId}`, { name: edit.name, overrides });
+      delete edits[roomId];
+      await load();
+    } catch (exc) {
+      const field = exc instanceof ApiError ? (exc.field ?? "overrides").replace(/^body\./, "") : "overrides";
+      edit.errors[field === "name" ? "name" : "overrides"] = String(/** @type {Error} */ (exc).message);
+      render();
+    }
+  };
+  /** §7.7: the pulya ends early, settled as it stands, with the operator's reason. @param {number} tableId */
+  const stopTable = async (tableId) => {
+    try {
+      await call("POST", `/api/tables/${tableId}/stop`, { reason: stopReasons[tableId] ?? "" });
+      delete errors[`stop${tableId}`];
+    } catch (exc) {
+      errors[`stop${tableId}`] = String(/** @type {Error} */ (exc).message);
+    }
+    await load();
+  };
+
+  /** @param {number} roomId */
+  const closeRoom = async (roomId) => {
+    await call("POST", `/api/operator/rooms/${roomId}/close`);
+    await load();
+  };
+
+  /** @param {string} key @param {string} [type] */
+  const input = (key, type = "text") =>
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: `room-${key}` }, t(`op_${key}`)),
+      h("input", {
+        id: `room-${key}`,
+        name: key,
+        type,
+        value: form[key] ?? "",
+        "aria-invalid": errors[key] ? "true" : undefined,
+        oninput: (/** @type {Event} */ e) => (form[key] = /** @type {HTMLInputElement} */ (e.target).value),
+      }),
+      errors[key] ? h("span", { class: "error", role: "alert", "data-field-error": key }, errors[key]) : null,
+    );
+
+  /** The room's edit form: name and overrides (JSON); the server's 422 beside its field. @param {any} room */
+  const editForm = (room) => {
+    const edit = edits[room.id];
+    if (!edit) {
+      return h("button", { type: "button", "data-action": "edit-room", onclick: () => { edits[room.id] = { name: room.name, overrides: JSON.stringify(room.overrides), errors: {} }; render(); } }, t("op_edit"));
+    }
+    const error = (/** @type {string} */ field) => (edit.errors[field] ? h("span", { class: "error", role: "alert", "data-field-error": `edit-${field}` }, edit.errors[field]) : null);
+    return h(
+      "form",
+      { class: "room-edit", "data-room-edit": room.id, onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); saveRoom(room.id); } },
+      h("label", {}, t("op_name"), h("input", { name: "name", value: edit.name, oninput: (/** @type {Event} */ e) => (edit.name = /** @type {HTMLInputElement} */ (e.target).value) })),
+      error("name"),
+      h("label", {}, t("op_overrides"), h("input", { name: "overrides", value: edit.overrides, oninput: (/** @type {Event} */ e) => (edit.overrides = /** @type {HTMLInputElement} */ (e.target).value) })),
+      error("overrides"),
+      h("button", { type: "submit", "data-action": "save-room" }, t("op_save")),
+    );
+  };
+
+  const render = () => {
+    const me = session();
+    root.replaceChildren(
+      h(
+        "section",
+        { class: "operator", "data-operator": me?.name ?? "" },
+        h("h1", {}, t("nav_operator")),
+        h(
+          "form",
+          { class: "panel room-form", onsubmit: create, "data-room-form": "" },
+          h("h2", {}, t("op_new_room")),
+          input("name"),
+          input("preset"),
+          ...FIELDS.map(([key]) => input(key, "text")),
+          h(
+            "div",
+            { class: "field" },
+            h("label", { for: "room-more" }, t("op_more")),
+            h("textarea", { id: "room-more", rows: 2, oninput: (/** @type {Event} */ e) => (form.more = /** @type {HTMLTextAreaElement} */ (e.target).value) }, form.more),
+            errors.more ? h("span", { class: "error", role: "alert", "data-field-error": "more" }, errors.more) : null,
+          ),
+          errors.form ? h("p", { class: "error", role: "alert" }, errors.form) : null,
+          h("button", { type: "submit", class: "primary", "data-action": "create-room" }, t("op_create")),
+          notice ? h("p", { role: "status", "data-notice": "" }, notice) : null,
+        ),
+        ...rooms.map((room) =>
+          h(
+            "article",
+            { class: "panel", "data-op-room": room.id, "data-closed": String(room.closed) },
+            h("h2", {}, `${room.name} · ${room.preset}${room.closed ? ` · ${t("op_closed")}` : ""}`),
+            h("p", {}, Object.entries(room.overrides).map(([k, v]) => `${k}=${v}`).join(", ") || "—"),
+            room.closed ? null : editForm(room),
+            room.closed
+              ? null
+              : h(
+                  "div",
+                  { class: "bid-row" },
+                  h("button", { type: "button", "data-action": "open-table", "data-seats": 3, onclick: () => openTable(room.id, 3) }, t("op_open_3")),
+                  h("button", { type: "button", "data-action": "open-table", "data-seats": 4, onclick: () => openTable(room.id, 4) }, t("op_open_4")),
+                  h("button", { type: "button", "data-action": "close-room", onclick: () => closeRoom(room.id) }, t("op_close")),
+                ),
+            h(
+              "ul",
+              { class: "live" },
+              ...(detail[room.id]?.live ?? []).map((/** @type {any} */ table) =>
+                h(
+                  "li",
+                  { "data-op-table": table.id, "data-status": table.status },
+                  h("a", { href: `#/table/${table.id}` }, `${t("table")} ${table.id}`),
+                  ` · ${t(`status_${table.status}`)} · `,
+                  table.players.map((/** @type {any} */ p) => `${p.user ?? t("free_seat")}${p.user ? ` (${p.connected ? t("online") : t("offline")})` : ""}`).join(", "),
+                  table.deal ? ` · ${t("deal_n", { n: table.deal })}` : "",
+                  table.pools ? ` · ${t("op_pools", { sum: table.pools.sum, target: table.pools.target })}` : "",
+                  table.status === "playing"
+                    ? h(
+                        "span",
+                        {},
+                        " ",
+                        h("input", { "aria-label": t("op_stop_reason"), placeholder: t("op_stop_reason"), "data-stop-reason": table.id, maxlength: 200, oninput: (/** @type {Event} */ e) => (stopReasons[table.id] = /** @type {HTMLInputElement} */ (e.target).value) }),
+                        h("button", { type: "button", "data-action": "stop-table", "data-table": table.id, onclick: () => stopTable(table.id) }, t("op_stop")),
+                        errors[`stop${table.id}`] ? h("span", { class: "error", role: "alert" }, errors[`stop${table.id}`]) : null,
+                      )
+                    : null,
+                ),
+              ),
+            ),
+            h(
+              "ul",
+              { class: "finished" },
+              ...(detail[room.id]?.games ?? []).map((/** @type {any} */ game) =>
+                h("li", { "data-op-game": game.id }, h("a", { href: `#/games/${game.id}` }, `${t("table")} ${game.id}`), ` · ${t(`status_${game.status}`)}`, game.settlement ? ` · ${game.settlement.result.join(" / ")}` : ""),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+  };
+  render();
+  load();
+  return onLangChange(render);
+}
