@@ -29,7 +29,7 @@ async def test_an_operator_creates_a_room_a_bad_override_is_shown_beside_its_fie
     sqlite_server: ServerProcess, browser: Browser, artifacts: Path
 ) -> None:
     page = await logged_in(browser, sqlite_server, OPERATOR, "operator")
-    await page.wait_for_selector("[data-room-form]")
+    await page.wait_for_selector("[data-operator][data-loaded=true] [data-room-form]")
     await page.fill("#room-name", "Club Neva")
     await page.fill("#room-pool_size", "-5")
     await page.fill("#room-deal_time", "30")

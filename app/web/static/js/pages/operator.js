@@ -24,6 +24,7 @@ export function mount(root) {
   /** @type {Record<number, {live: any[], games: any[]}>} */
   const detail = {};
   let notice = "";
+  let loaded = false; // the first load is done: the page will not re-render under a user's hands
 
   const load = async () => {
     rooms = await call("GET", "/api/operator/rooms");
@@ -35,6 +36,7 @@ export function mount(root) {
       ]);
       detail[room.id] = { live, games };
     }
+    loaded = true;
     render();
   };
 
@@ -156,7 +158,7 @@ export function mount(root) {
     root.replaceChildren(
       h(
         "section",
-        { class: "operator", "data-operator": me?.name ?? "" },
+        { class: "operator", "data-operator": me?.name ?? "", "data-loaded": String(loaded) },
         h("h1", {}, t("nav_operator")),
         h(
           "form",
