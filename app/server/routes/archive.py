@@ -25,7 +25,7 @@ from app.server.deps import MAX_ID, AdminUser, ContextDep, Id, SessionDep
 from app.server.errors import ApiError
 from app.server.registry import get_actor
 from app.server.robot import run_off_loop
-from app.server.routes.history import AwardIn, validated_award
+from app.server.routes.history import AwardIn, award_request
 from app.table import AwardDeal, ServerMoves, TableRefused, step
 
 router = APIRouter(prefix="/api/admin/archive", tags=["admin"])
@@ -225,13 +225,7 @@ def _suggestion_executor() -> ThreadPoolExecutor:
 @router.post("/{deal_id}/preview")
 async def preview(deal_id: Id, body: AwardIn, _admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
     """The sheet and settlement the award would give, computed by the pure table step; nothing is stored."""
-    async with ctx.sessions() as session:
-        row = await session.get(InterruptedDeal, deal_id)
-        if row is None:
-            raise ApiError(422, "unknown_deal", f"no interrupted deal {deal_id}", "deal")
-        table_id, stored, awarded = row.table_id, row.record, row.adjudication is not None
-    record = InterruptedRecord.from_json(stored)
-    result = validated_award(record, body, awarded)
+    table_id, record, result = await award_request(ctx, deal_id, body)
     actor = await get_actor(ctx, table_id)
     if actor is None or actor.game is None:
         raise ApiError(404, "not_found", f"no game at table {table_id}")

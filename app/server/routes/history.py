@@ -116,6 +116,20 @@ class AwardIn(BaseModel):
     revise: bool = False
 
 
+async def award_request(
+    ctx: ContextDep, deal_id: int, body: AwardIn
+) -> tuple[int, InterruptedRecord, DealResult]:
+    """The table, the archived deal and the result an award (or its preview) asks for; 422 if unfit.
+    The database session is closed before the caller waits on the table."""
+    async with ctx.sessions() as session:
+        row = await session.get(InterruptedDeal, deal_id)
+        if row is None:
+            raise ApiError(422, "unknown_deal", f"no interrupted deal {deal_id}", "deal")
+        table_id, stored, awarded = row.table_id, row.record, row.adjudication is not None
+    record = InterruptedRecord.from_json(stored)
+    return table_id, record, validated_award(record, body, awarded)
+
+
 def validated_award(record: InterruptedRecord, body: AwardIn, awarded: bool) -> DealResult:
     """The deal result the award gives, or a 422 naming the field; nothing is stored."""
     if awarded and not body.revise:
@@ -144,13 +158,7 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
 
     No database connection is held while the table's actor works on the award.
     """
-    async with ctx.sessions() as session:
-        row = await session.get(InterruptedDeal, deal_id)
-        if row is None:
-            raise ApiError(422, "unknown_deal", f"no interrupted deal {deal_id}", "deal")
-        table_id, stored, awarded = row.table_id, row.record, row.adjudication is not None
-    record = InterruptedRecord.from_json(stored)
-    result = validated_award(record, body, awarded)
+    table_id, record, result = await award_request(ctx, deal_id, body)
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
