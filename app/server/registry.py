@@ -27,6 +27,7 @@ from app.server.persistence import (
     forget_heartbeats,
     read_heartbeats,
 )
+from app.server.robot_seats import attach_robots
 from app.table import Game, Outcome, TableStatus, Termination
 
 log = logging.getLogger(__name__)
@@ -116,8 +117,6 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
     ctx.tables[table_id] = actor
     actor.start()
     if row.status in LIVE:
-        from app.server.robot_seats import attach_robots  # the robot players import the solver lazily
-
         attach_robots(ctx, actor)
     return actor
 

@@ -3,8 +3,9 @@ people register, so no person can take such a name)."""
 
 from __future__ import annotations
 
+from app.robots.levels import LEVELS
+
 ROBOT_PREFIX = "robot:"
-KNOWN_LEVELS = ("easy", "normal", "strong", "random")
 
 
 def robot_name(level: str, seat: int) -> str:
@@ -16,4 +17,4 @@ def robot_level(name: str | None) -> str | None:
     if name is None or not name.startswith(ROBOT_PREFIX):
         return None
     level = name[len(ROBOT_PREFIX) :].split(":", 1)[0]
-    return level if level in KNOWN_LEVELS else None
+    return level if level in LEVELS else None

@@ -20,6 +20,15 @@ def robot_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPro
     )
 
 
+def test_the_route_accepts_exactly_the_robot_levels() -> None:
+    from typing import get_args
+
+    from app.robots import LEVELS
+    from app.server.routes.lobby import RobotIn
+
+    assert set(get_args(RobotIn.model_fields["level"].annotation)) == set(LEVELS)
+
+
 async def _table(server: ServerProcess, overrides: dict[str, object]) -> tuple[object, int]:
     operator = await login(server, OPERATOR)
     room = await operator.create_room("robots", overrides)

@@ -40,14 +40,14 @@ class Table:
     @staticmethod
     def start(*decks: Shuffle, seats: int = 3, robot: bool = True, **overrides: object) -> Table:
         source = shuffles(*decks)
-        moves = ServerMoves(lambda: next(source), SolverRobot() if robot else None)
+        moves = _moves(source, robot)
         first = start_game(seats, conventions_from(overrides=dict(overrides)), 0, now_ms=0, moves=moves)
         table = Table(first.game, source, robot=robot)
         table.steps.append(first)
         return table
 
     def moves(self) -> ServerMoves:
-        return ServerMoves(lambda: next(self.decks), SolverRobot() if self.robot else None)
+        return _moves(self.decks, self.robot)
 
     def send(self, command: TableCommand, after_ms: int = 0) -> Step:
         self.now += after_ms
@@ -76,3 +76,7 @@ class Table:
             assert seat is not None
             self.act(rng.choice(legal_actions(self.game.state)), after_ms=10)
         raise AssertionError("the game did not end")
+
+
+def _moves(decks: Iterator[Shuffle], robot: bool) -> ServerMoves:
+    return ServerMoves(lambda: next(decks), SolverRobot() if robot else None)
