@@ -18,6 +18,7 @@ SEAT_ERROR_STATUS = {
     "not_pending": 409,
     "award_ends_pulya": 409,
     "table_closed": 503,
+    "table_busy": 503,
     "server_error": 503,
 }
 

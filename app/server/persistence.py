@@ -239,6 +239,15 @@ class GroupWriter:
         self._wake.set()
         await done
 
+    async def stored_version(self, table_id: int) -> int | None:
+        """The table's version as committed (None: no such table): what a commit with an unknown outcome
+        did is read back from here."""
+        async with self.engine.connect() as conn:
+            version: int | None = (
+                await conn.execute(select(_TABLES.c.version).where(_TABLES.c.id == table_id))
+            ).scalar_one_or_none()
+        return version
+
     # ---- the loop -----------------------------------------------------------------------------------
 
     async def _heartbeat(self) -> None:
