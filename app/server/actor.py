@@ -49,7 +49,7 @@ from app.server.connection import Connection
 from app.server.context import ServerContext
 from app.server.loading import StoredTable, read_table
 from app.server.persistence import StepWrite, WriteRefused, clock_record
-from app.server.publishing import publish_presence, publish_update, send_snapshot
+from app.server.publishing import ViewCache, publish_presence, publish_update, send_snapshot
 from app.server.robot import run_off_loop, solver_robot
 from app.server.robot_levels import robot_level
 from app.table import (
@@ -147,6 +147,7 @@ class TableActor:
         self._unsure = False
         self._retry: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        self._views = ViewCache()
 
     @property
     def status(self) -> str:
@@ -632,6 +633,7 @@ class TableActor:
             sheet_changed=sheet_changed,
             now_ms=mono_ms(),
             actions=self.next_action_seq - 1,
+            cache=self._views,
         )
 
     def _publish_presence(self) -> None:
@@ -649,6 +651,7 @@ class TableActor:
             last_seq=0 if seat is None else self.last_seq[seat],
             now_ms=mono_ms(),
             actions=self.next_action_seq - 1,
+            cache=self._views,
         )
 
     # ---- the clock timer -------------------------------------------------------------------------------
