@@ -21,14 +21,16 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Engine, Executable, Table, and_, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.clock import ReserveClock
+from app.db.engine import make_sqlite_batch_engine
 from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, ServerState, TableSeat
 from app.table import Game, Step
 
@@ -200,6 +202,11 @@ class GroupWriter:
         self._tasks: list[asyncio.Task[None]] = []
         self.batches = 0
         self.committed = 0
+        # SQLite: batches go to one thread with a synchronous engine (`make_sqlite_batch_engine`).
+        self._batch_engine: Engine | None = make_sqlite_batch_engine(engine)
+        self._batch_thread = (
+            None if self._batch_engine is None else ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
+        )
 
     async def start(self) -> None:
         async with self.engine.begin() as conn:
@@ -226,6 +233,9 @@ class GroupWriter:
             pending = self._queue.get_nowait()
             if not pending.done.done():
                 pending.done.set_exception(WriteRefused("the server is stopping"))
+        if self._batch_thread is not None and self._batch_engine is not None:
+            self._batch_thread.shutdown(wait=True)
+            self._batch_engine.dispose()
 
     async def commit(self, table_id: int, version: int | None, write: StepWrite) -> None:
         """Store ``write`` (and the table's new ``version``); returns once committed, raises if not."""
@@ -276,15 +286,24 @@ class GroupWriter:
 
     async def _write_batch(self, batch: list[_Pending]) -> None:
         beat, self._beat = self._beat, None
+        statements = _statements(batch)
+        if beat is not None:
+            statements.append(
+                (
+                    update(_STATE)
+                    .where(_STATE.c.key == HEARTBEAT_PREFIX + self.boot.id)
+                    .values(value=str(beat)),
+                    None,
+                )
+            )
         try:
-            async with self.engine.begin() as conn:
-                await _execute(conn, batch)
-                if beat is not None:
-                    await conn.execute(
-                        update(_STATE)
-                        .where(_STATE.c.key == HEARTBEAT_PREFIX + self.boot.id)
-                        .values(value=str(beat))
-                    )
+            if self._batch_thread is not None and self._batch_engine is not None:
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(self._batch_thread, _run_sync, self._batch_engine, statements)
+            else:
+                async with self.engine.begin() as conn:
+                    for statement, rows in statements:
+                        await conn.execute(statement, rows)
         except Exception as exc:
             if isinstance(exc, IntegrityError) and len(batch) > 1:
                 # One table's bad row must not fail the others: each alone, once.
@@ -306,7 +325,20 @@ class GroupWriter:
                 pending.done.set_result(None)
 
 
-async def _execute(conn: AsyncConnection, batch: Iterable[_Pending]) -> None:
+_Statement = tuple[Executable, list[dict[str, Any]] | None]
+
+
+def _run_sync(engine: Engine, statements: list[_Statement]) -> None:
+    with engine.begin() as conn:
+        _execute_all(conn, statements)
+
+
+def _execute_all(conn: Connection, statements: list[_Statement]) -> None:
+    for statement, rows in statements:
+        conn.execute(statement, rows)
+
+
+def _statements(batch: Iterable[_Pending]) -> list[_Statement]:
     """One batch as a handful of ``executemany`` statements, in an order the foreign keys accept."""
     actions: list[dict[str, Any]] = []
     deals: list[dict[str, Any]] = []
@@ -333,52 +365,47 @@ async def _execute(conn: AsyncConnection, batch: Iterable[_Pending]) -> None:
         if fields:
             # Rows that set the same columns go in one statement.
             tables[tuple(sorted(fields))].append({"t": table_id, **{f"v_{k}": v for k, v in fields.items()}})
-    if seats:
-        await _insert(conn, _SEATS, seats)
+    out: list[_Statement] = []
+    out += _inserts(_SEATS, seats)
     if removed:
-        await conn.execute(
-            delete(_SEATS).where(and_(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s"))),
-            removed,
-        )
-    if actions:
-        await _insert(conn, _ACTIONS, actions)
-    if deals:
-        await _insert(conn, _DEALS, deals)
-    if interrupted:
-        await _insert(conn, _INTERRUPTED, interrupted)
+        seat_row = and_(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s"))
+        out.append((delete(_SEATS).where(seat_row), removed))
+    out += _inserts(_ACTIONS, actions)
+    out += _inserts(_DEALS, deals)
+    out += _inserts(_INTERRUPTED, interrupted)
     if seqs:
-        await conn.execute(
-            update(_SEATS)
-            .where(and_(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s")))
-            .values(last_client_seq=bindparam("q")),
-            seqs,
+        out.append(
+            (
+                update(_SEATS)
+                .where(and_(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s")))
+                .values(last_client_seq=bindparam("q")),
+                seqs,
+            )
         )
     if awards:
-        await conn.execute(
-            update(_INTERRUPTED)
-            .where(_INTERRUPTED.c.id == bindparam("i"))
-            .values(adjudication=bindparam("a")),
-            awards,
-        )
+        adjudicate = update(_INTERRUPTED).where(_INTERRUPTED.c.id == bindparam("i"))
+        out.append((adjudicate.values(adjudication=bindparam("a")), awards))
     for columns, rows in tables.items():
-        await conn.execute(
-            update(_TABLES)
-            .where(_TABLES.c.id == bindparam("t"))
-            .values({column: bindparam(f"v_{column}") for column in columns}),
-            rows,
+        out.append(
+            (
+                update(_TABLES)
+                .where(_TABLES.c.id == bindparam("t"))
+                .values({column: bindparam(f"v_{column}") for column in columns}),
+                rows,
+            )
         )
+    return out
 
 
-async def _insert(conn: AsyncConnection, table: Table, rows: list[dict[str, Any]]) -> None:
-    """Insert rows, leaving out None values: a JSON column given None would store JSON ``null``, not SQL
+def _inserts(table: Table, rows: list[dict[str, Any]]) -> list[_Statement]:
+    """Inserts of rows, leaving out None values: a JSON column given None would store JSON ``null``, not SQL
     NULL (what the queries for "no sheet", "not adjudicated" look for); rows with the same columns go in
     one ``executemany``."""
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         present = {k: v for k, v in row.items() if v is not None}
         groups[tuple(present)].append(present)
-    for group in groups.values():
-        await conn.execute(insert(table), group)
+    return [(insert(table), group) for group in groups.values()]
 
 
 async def read_heartbeats(engine: AsyncEngine) -> dict[str, int]:
