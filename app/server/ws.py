@@ -26,7 +26,7 @@ from app.server.commands import Act, Connect, Disconnect, Resync
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.deps import MAX_ID, claims_of, live_user
-from app.server.errors import ApiError
+from app.server.errors import DATABASE_DOWN, ApiError, database_unavailable
 from app.server.registry import get_actor
 from app.server.sessions import too_many_connections, track, untrack
 
@@ -87,10 +87,14 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         return
     try:
         user, authority_ends = await _authenticate(ctx, websocket)
+        actor = await get_actor(ctx, table_id) if 1 <= table_id <= MAX_ID else None
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
-    actor = await get_actor(ctx, table_id) if 1 <= table_id <= MAX_ID else None
+    except DATABASE_DOWN:
+        # The handshake is answered (HTTP 503, Retry-After), never left to fail as a 500.
+        await websocket.send_denial_response(database_unavailable())
+        return
     if actor is None:
         await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
         return
