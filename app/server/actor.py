@@ -555,6 +555,12 @@ class TableActor:
                 "by": award.admin,
                 "at": time.time(),
             }
+            if award.entry:
+                outcome = result.game.outcome
+                settlement = None if outcome is None else outcome.settlement
+                write.award_rows.append({**award.entry, "settlement": settlement})
+            if award.audit:
+                write.audit_rows.append(award.audit)
         await self._commit(write)
         self.next_action_seq += stored
         if client is not None:

@@ -31,7 +31,16 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.clock import ReserveClock
 from app.db.engine import make_sqlite_batch_engine
-from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, ServerState, TableSeat
+from app.db.models import (
+    ActionRecord,
+    AuditEntry,
+    Award,
+    DealRecord,
+    GameTable,
+    InterruptedDeal,
+    ServerState,
+    TableSeat,
+)
 from app.table import Game, Step
 
 log = logging.getLogger(__name__)
@@ -40,6 +49,8 @@ _ACTIONS: Table = ActionRecord.__table__  # type: ignore[assignment]
 _DEALS: Table = DealRecord.__table__  # type: ignore[assignment]
 _INTERRUPTED: Table = InterruptedDeal.__table__  # type: ignore[assignment]
 _SEATS: Table = TableSeat.__table__  # type: ignore[assignment]
+_AWARDS: Table = Award.__table__  # type: ignore[assignment]
+_AUDIT: Table = AuditEntry.__table__  # type: ignore[assignment]
 _TABLES: Table = GameTable.__table__  # type: ignore[assignment]
 _STATE: Table = ServerState.__table__  # type: ignore[assignment]
 
@@ -95,6 +106,9 @@ class StepWrite:
     seat_removed: int | None = None
     seat_seq: tuple[int, int] | None = None  # (seat, client seq) applied by this step
     adjudications: dict[int, dict[str, Any]] = field(default_factory=dict)  # archive row id -> award
+    # The award's entry in the deal's history of awards and its audit line: stored with the award itself.
+    award_rows: list[dict[str, Any]] = field(default_factory=list)
+    audit_rows: list[dict[str, Any]] = field(default_factory=list)
 
     def add_step(
         self,
@@ -347,6 +361,8 @@ def _statements(batch: Iterable[_Pending]) -> list[_Statement]:
     removed: list[dict[str, Any]] = []
     seqs: list[dict[str, Any]] = []
     awards: list[dict[str, Any]] = []
+    award_rows: list[dict[str, Any]] = []
+    audit_rows: list[dict[str, Any]] = []
     tables: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for pending in batch:
         write, table_id = pending.write, pending.table_id
@@ -359,6 +375,8 @@ def _statements(batch: Iterable[_Pending]) -> list[_Statement]:
         if write.seat_seq is not None:
             seqs.append({"t": table_id, "s": write.seat_seq[0], "q": write.seat_seq[1]})
         awards += [{"i": row_id, "a": award} for row_id, award in write.adjudications.items()]
+        award_rows += write.award_rows
+        audit_rows += write.audit_rows
         fields = dict(write.table)
         if pending.version is not None:
             fields["version"] = pending.version
@@ -385,6 +403,8 @@ def _statements(batch: Iterable[_Pending]) -> list[_Statement]:
     if awards:
         adjudicate = update(_INTERRUPTED).where(_INTERRUPTED.c.id == bindparam("i"))
         out.append((adjudicate.values(adjudication=bindparam("a")), awards))
+    out += _inserts(_AWARDS, award_rows)
+    out += _inserts(_AUDIT, audit_rows)
     for columns, rows in tables.items():
         out.append(
             (
