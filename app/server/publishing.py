@@ -33,8 +33,9 @@ def outcome_message(game: Game | None) -> GameOutcome | None:
     return GameOutcome(reason=game.outcome.termination.value, settlement=game.outcome.settlement)
 
 
-def _view(game: Game | None, seat: int | None) -> dict[str, Any] | None:
-    return None if game is None else view(game.state, seat)
+def _view(game: Game | None, seat: int | None, legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+    # `legal` is empty unless the table waits for this seat; the view lists it too (for a live seat).
+    return None if game is None else view(game.state, seat, legal or None)
 
 
 def _clock(game: Game | None, now_ms: int) -> dict[str, Any] | None:
@@ -66,9 +67,10 @@ class ViewCache:
             self.parts.clear()
         parts = self.parts.get(seat)
         if parts is None:
+            legal = _legal(game, seat)
             parts = self.parts[seat] = (
-                orjson.Fragment(orjson.dumps(_view(game, seat), option=orjson.OPT_NON_STR_KEYS)),
-                orjson.Fragment(orjson.dumps(_legal(game, seat))),
+                orjson.Fragment(orjson.dumps(_view(game, seat, legal), option=orjson.OPT_NON_STR_KEYS)),
+                orjson.Fragment(orjson.dumps(legal)),
             )
         return parts
 
@@ -102,15 +104,16 @@ def update_text(
         for e in events
         if e.visible_to is None or (seat is not None and seat in e.visible_to)
     ]
+    legal = _legal(game, seat)
     message = {
         "type": "update",
         "table": table_id,
         "v": version,
         "status": status,
         "events": visible,
-        "view": _view(game, seat),
+        "view": _view(game, seat, legal),
         "clock": clock,
-        "legal": _legal(game, seat),
+        "legal": legal,
         "sheet": sheet,
         "outcome": outcome,
         "actions": actions,
