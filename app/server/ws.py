@@ -27,6 +27,7 @@ from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.deps import MAX_ID, claims_of, live_user
 from app.server.errors import ApiError
+from app.server.privacy import PRIVATE_ROOM, may_watch_table
 from app.server.registry import get_actor
 from app.server.sessions import too_many_connections, track, untrack
 
@@ -90,6 +91,12 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
+    if 1 <= table_id <= MAX_ID:
+        async with ctx.sessions() as session:
+            welcome = await may_watch_table(session, table_id, user)
+        if not welcome:  # a private room closed to spectators (app.server.privacy)
+            await _refuse(websocket, "private_room", PRIVATE_ROOM, CLOSE_FORBIDDEN)
+            return
     actor = await get_actor(ctx, table_id) if 1 <= table_id <= MAX_ID else None
     if actor is None:
         await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
