@@ -178,12 +178,12 @@ async def test_an_operator_makes_a_private_room_invites_players_who_sit_and_a_st
     invited, linked, stranger, late = [await open_player(browser, sqlite_server) for _ in range(4)]
     # Invite by name: an unknown name is refused beside the field; a real one is listed.
     await page.fill(f"[data-invite-user='{room_id}']", "nobody-by-this-name")
-    await page.click(f"[data-privacy='{room_id}'] [data-action=invite]")
+    await page.click(f"[data-privacy='{room_id}'] [data-action=invite-user]")
     refusal = page.locator(f"[data-field-error='invite-{room_id}']")
     await refusal.wait_for()
     assert "nobody-by-this-name" in (await refusal.text_content() or "")
     await page.fill(f"[data-invite-user='{room_id}']", invited.name)
-    await page.click(f"[data-privacy='{room_id}'] [data-action=invite]")
+    await page.click(f"[data-privacy='{room_id}'] [data-action=invite-user]")
     await page.wait_for_selector(f"[data-invited='{invited.name}']")
     await page.click(f"[data-privacy='{room_id}'] [data-action=create-link]")
     link_field = page.locator("[data-invite-link]")

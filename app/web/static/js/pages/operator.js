@@ -168,7 +168,7 @@ export function mount(root) {
               "form",
               { class: "bid-row", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); privacyCall(room.id, "invite", "POST", `${base}/invites`, { user: inviteNames[room.id] ?? "" }); } },
               h("input", { "aria-label": t("op_invite_name"), placeholder: t("op_invite_name"), "data-invite-user": room.id, maxlength: 64, value: inviteNames[room.id] ?? "", oninput: (/** @type {Event} */ e) => (inviteNames[room.id] = /** @type {HTMLInputElement} */ (e.target).value) }),
-              h("button", { type: "submit", "data-action": "invite" }, t("op_invite")),
+              h("button", { type: "submit", "data-action": "invite-user" }, t("op_invite")),
               error("invite"),
             ),
             h(
