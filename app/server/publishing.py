@@ -4,23 +4,25 @@ Every connection gets every version (an update may carry no event for a viewer w
 step's events), so a gap always means a lost frame. The update for one kind of viewer (each seat — the
 4-seat dealer is a seat — and the spectators) is built and encoded once (orjson), and the same text goes
 to every connection of that kind.
+
+A snapshot (every new connection, every resync) is the dearest frame: its parts that only change with
+the table's version — each viewer kind's view and legal actions, and the score sheet with its whole
+history — are encoded once and kept (`ViewCache`); only the clocks, the seats and the viewer's ``last_seq``
+are encoded per snapshot.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from app.engine.events import Event
+from app.engine.scoring import ScoreSheet
 from app.engine.views import view
-from app.protocol.messages import (
-    GameOutcome,
-    PresenceMessage,
-    SeatInfo,
-    SnapshotMessage,
-)
+from app.protocol.messages import GameOutcome, PresenceMessage, SeatInfo
 from app.server.connection import Connection
 from app.table import Game
 
@@ -43,6 +45,43 @@ def _legal(game: Game | None, seat: int | None) -> list[dict[str, Any]]:
     return [] if game is None else [a.to_json() for a in game.legal(seat)]
 
 
+def _encode(message: dict[str, Any]) -> str:
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+@dataclass(slots=True)
+class ViewCache:
+    """A table's encoded parts that change only with its version (or, for the sheet, when it changes)."""
+
+    version: int = -1
+    parts: dict[int | None, tuple[orjson.Fragment, orjson.Fragment]] = field(default_factory=dict)
+    sheet: ScoreSheet | None = None
+    sheet_json: orjson.Fragment | None = None
+
+    def view_and_legal(
+        self, version: int, game: Game | None, seat: int | None
+    ) -> tuple[orjson.Fragment, orjson.Fragment]:
+        if version != self.version:
+            self.version = version
+            self.parts.clear()
+        parts = self.parts.get(seat)
+        if parts is None:
+            parts = self.parts[seat] = (
+                orjson.Fragment(orjson.dumps(_view(game, seat), option=orjson.OPT_NON_STR_KEYS)),
+                orjson.Fragment(orjson.dumps(_legal(game, seat))),
+            )
+        return parts
+
+    def sheet_of(self, game: Game | None) -> orjson.Fragment | None:
+        if game is None:
+            return None
+        if self.sheet is not game.sheet or self.sheet_json is None:
+            self.sheet = game.sheet
+            encoded = orjson.dumps(game.sheet.to_json(), option=orjson.OPT_NON_STR_KEYS)
+            self.sheet_json = orjson.Fragment(encoded)
+        return self.sheet_json
+
+
 def update_text(
     *,
     table_id: int,
@@ -52,7 +91,7 @@ def update_text(
     events: list[Event],
     seat: int | None,
     clock: dict[str, Any] | None,
-    sheet: dict[str, Any] | None,
+    sheet: dict[str, Any] | orjson.Fragment | None,
     outcome: dict[str, Any] | None,
     actions: int,
 ) -> str:
@@ -76,7 +115,7 @@ def update_text(
         "outcome": outcome,
         "actions": actions,
     }
-    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+    return _encode(message)
 
 
 def publish_update(
@@ -90,15 +129,16 @@ def publish_update(
     sheet_changed: bool,
     now_ms: int,
     actions: int,
+    cache: ViewCache | None = None,
 ) -> None:
     """Send one stored step to every open connection, filtered for its viewer.
 
     The score sheet (which grows with every deal) goes out only when it changed or the game is over.
     """
     events = list(events)
-    sheet = None
+    sheet: dict[str, Any] | orjson.Fragment | None = None
     if game is not None and (sheet_changed or game.is_over):
-        sheet = game.sheet.to_json()
+        sheet = game.sheet.to_json() if cache is None else cache.sheet_of(game)
     clock = _clock(game, now_ms)
     outcome = outcome_message(game)
     outcome_json = None if outcome is None else outcome.model_dump(mode="json")
@@ -135,24 +175,29 @@ def send_snapshot(
     last_seq: int,
     now_ms: int,
     actions: int,
+    cache: ViewCache,
 ) -> None:
+    """The protocol's `SnapshotMessage` for the connection's viewer, encoded from the cached parts."""
     seat = conn.seat
-    conn.send(
-        SnapshotMessage(
-            table=table_id,
-            v=version,
-            status=status,
-            seat=seat,
-            seats=seats,
-            view=_view(game, seat),
-            clock=_clock(game, now_ms),
-            legal=_legal(game, seat),
-            sheet=None if game is None else game.sheet.to_json(),
-            outcome=outcome_message(game),
-            last_seq=last_seq,
-            actions=actions,
-        )
-    )
+    view_json, legal_json = cache.view_and_legal(version, game, seat)
+    outcome = outcome_message(game)
+    message = {
+        "type": "snapshot",
+        "table": table_id,
+        "v": version,
+        "status": status,
+        "seat": seat,
+        "seats": [info.model_dump(mode="json") for info in seats],
+        "view": view_json,
+        "clock": _clock(game, now_ms),
+        "legal": legal_json,
+        "sheet": cache.sheet_of(game),
+        "outcome": None if outcome is None else outcome.model_dump(mode="json"),
+        "last_seq": last_seq,
+        "actions": actions,
+    }
+    conn.resync_pending = False
+    conn.send(_encode(message))
 
 
 def publish_presence(connections: Iterable[Connection], table_id: int, seats: list[SeatInfo]) -> None:

@@ -19,7 +19,7 @@ from app.engine.conventions import Conventions
 from app.engine.result import DealResult, PlayMode, WhistCall
 from app.engine.scoring import ScoringError
 from app.engine.scoring.checks import check_result
-from app.server.audit import audit
+from app.server.audit import audit_row
 from app.server.commands import Award, SeatError
 from app.server.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
@@ -158,8 +158,8 @@ def validated_award(record: InterruptedRecord, body: AwardIn, awarded: bool) -> 
 
 @router.post("/admin/interrupted/{deal_id}/award")
 async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
-    """Award a result to an interrupted deal; the table's actor writes it (a game over is settled again),
-    then the award is recorded in the deal's history of awards with the admin, the time and the reason.
+    """Award a result to an interrupted deal; the table's actor writes it (a game over is settled again)
+    together with its entry in the deal's history of awards (the admin, the time, the reason).
 
     No database connection is held while the table's actor works on the award.
     """
@@ -167,29 +167,25 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
+    # Revisions of one deal are serialised by its table; two admins revising at the same instant would
+    # take the same number, and the second is refused by the (deal, revision) key with nothing stored.
+    async with ctx.sessions() as session:
+        given = await session.scalar(select(func.count(AwardRow.id)).where(AwardRow.deal_id == deal_id))
+    revision = (given or 0) + 1
+    now = time.time()
+    entry = {
+        "deal_id": deal_id, "table_id": table_id, "revision": revision, "admin_id": admin.id,
+        "admin_name": admin.name, "reason": body.reason, "award": body.model_dump(mode="json"),
+        "result": result.to_json(), "at": now,
+    }  # fmt: skip
+    line = audit_row(admin, "award", f"deal {deal_id}", at=now, revision=revision, reason=body.reason)
     reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-    actor.submit(Award(deal_id, record, result, admin.name, reply, revise=body.revise))
+    # The table's actor stores the sheet, the award's history entry and its audit line in one commit.
+    command = Award(deal_id, record, result, admin.name, reply, revise=body.revise, entry=entry, audit=line)
+    actor.submit(command)
     try:
         out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
     except SeatError as exc:
         status = 422 if exc.code == "invalid_award" else SEAT_ERROR_STATUS.get(exc.code, 409)
         raise ApiError(status, exc.code, exc.message) from None
-    # The sheet is written by the table (above); the entry of the awards' history follows it. Revisions
-    # of one deal are serialised by its table, so the next revision number is free.
-    async with ctx.sessions() as session, session.begin():
-        revision = await session.scalar(select(func.count(AwardRow.id)).where(AwardRow.deal_id == deal_id))
-        entry = AwardRow(
-            deal_id=deal_id,
-            table_id=table_id,
-            revision=(revision or 0) + 1,
-            admin_id=admin.id,
-            admin_name=admin.name,
-            reason=body.reason,
-            award=body.model_dump(mode="json"),
-            result=result.to_json(),
-            settlement=out.get("settlement"),
-            at=time.time(),
-        )
-        session.add(entry)
-        audit(session, admin, "award", f"deal {deal_id}", revision=entry.revision, reason=body.reason)
-    return {**out, "revision": entry.revision}
+    return {**out, "revision": revision}

@@ -333,7 +333,7 @@ export function mount(root) {
               "ul",
               { class: "finished" },
               ...(detail[room.id]?.games ?? []).map((/** @type {any} */ game) =>
-                h("li", { "data-op-game": game.id }, h("a", { href: `#/games/${game.id}` }, `${t("table")} ${game.id}`), ` · ${t(`status_${game.status}`)}`, game.settlement ? ` · ${game.settlement.result.join(" / ")}` : ""),
+                h("li", { "data-op-game": game.id }, h("a", { href: `#/games/${game.id}` }, `${t("table")} ${game.id}`), ` · ${t(`status_${game.status}`)}`, game.settlement?.result ? ` · ${game.settlement.result.join(" / ")}` : ""),
               ),
             ),
           ),
