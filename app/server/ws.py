@@ -27,6 +27,7 @@ from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.deps import MAX_ID, claims_of, live_user
 from app.server.errors import DATABASE_DOWN, ApiError, database_unavailable
+from app.server.privacy import PRIVATE_ROOM, may_watch_table
 from app.server.registry import get_actor
 from app.server.sessions import too_many_connections, track, untrack
 
@@ -78,6 +79,15 @@ async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int
     await websocket.close(code=close_code)
 
 
+async def _welcome(ctx: ServerContext, table_id: int, user: User) -> bool:
+    """Whether ``user`` may open this table's socket (a private room may be closed to spectators); the
+    table is not loaded for a user refused here."""
+    if not 1 <= table_id <= MAX_ID:
+        return True
+    async with ctx.sessions() as session:
+        return await may_watch_table(session, table_id, user)
+
+
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
     ctx: ServerContext = websocket.app.state.ctx
@@ -87,13 +97,17 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         return
     try:
         user, authority_ends = await _authenticate(ctx, websocket)
-        actor = await get_actor(ctx, table_id) if 1 <= table_id <= MAX_ID else None
+        welcome = await _welcome(ctx, table_id, user)
+        actor = await get_actor(ctx, table_id) if welcome and 1 <= table_id <= MAX_ID else None
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
     except DATABASE_DOWN:
         # The handshake is answered (HTTP 503, Retry-After), never left to fail as a 500.
         await websocket.send_denial_response(database_unavailable())
+        return
+    if not welcome:  # a private room closed to spectators (app.server.privacy)
+        await _refuse(websocket, "private_room", PRIVATE_ROOM, CLOSE_FORBIDDEN)
         return
     if actor is None:
         await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from app.autoplay import AdjudicationError
 from app.autoplay import InterruptedDeal as InterruptedRecord
-from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, TableSeat
+from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, Room, TableSeat
 from app.db.models import Award as AwardRow
 from app.engine.bids import Bid
 from app.engine.conventions import Conventions
@@ -23,6 +23,7 @@ from app.server.audit import audit_row
 from app.server.commands import Award, SeatError
 from app.server.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
+from app.server.privacy import require_watch
 from app.server.registry import get_actor
 
 router = APIRouter(prefix="/api", tags=["history"])
@@ -31,11 +32,15 @@ FINAL = ("finished", "awaiting_adjudication")
 
 
 @router.get("/tables/{table_id}/history")
-async def table_history(table_id: Id, _user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    """Every finished deal's full record (RULES §12: shown to the table once the deal is over)."""
+async def table_history(table_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """Every finished deal's full record (RULES §12: shown to the table once the deal is over); a private
+    room closed to spectators shows it only to its players (`app.server.privacy`)."""
     table = await session.get(GameTable, table_id)
     if table is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
+    room = await session.get(Room, table.room_id)
+    if room is not None:
+        await require_watch(session, room, user, table_id)
     deals = (
         await session.execute(
             select(DealRecord).where(DealRecord.table_id == table_id).order_by(DealRecord.deal_number)

@@ -174,7 +174,8 @@ export class TableSocket {
         if (this.state) this.handlers.onState(this.state, frame);
         break;
       case "error":
-        if (frame.code === "unauthorized" || frame.code === "not_found") {
+        // Not for this user (logged out, no such table, a private room closed to spectators): no retry.
+        if (frame.code === "unauthorized" || frame.code === "not_found" || frame.code === "private_room") {
           this.stopped = true;
           this.handlers.onFatal(frame.code, frame.message);
           return;
