@@ -23,9 +23,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
 from app.engine.conventions import Conventions
 from app.engine.events import Event
+from app.engine.scoring import ScoringError
 from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
 from app.server import metrics
 from app.server.commands import (
@@ -47,7 +50,7 @@ from app.server.commands import (
 )
 from app.server.connection import Connection
 from app.server.context import ServerContext
-from app.server.loading import StoredTable, read_table
+from app.server.loading import StoredTable, next_award_revision, read_table
 from app.server.persistence import StepWrite, WriteRefused, clock_record
 from app.server.publishing import ViewCache, publish_presence, publish_update, send_snapshot
 from app.server.robot import run_off_loop, solver_robot
@@ -56,6 +59,7 @@ from app.table import (
     AwardDeal,
     ClockExpiry,
     Game,
+    JudgeSheet,
     Resume,
     RobotRequired,
     SeatAction,
@@ -84,6 +88,8 @@ def _shuffle() -> Shuffle:
     return shuffle_action(_SYSTEM_RANDOM)
 
 
+# The commands that move the game on: a fault in their step would recur on every later move.
+_DRIVING = (SeatAction, ClockExpiry, Resume)
 # Commands that change nothing stored: they need no reread of an unsure table first.
 _READ_ONLY = (Connect, Disconnect, Resync)
 # Commands refused with `table_busy` when too many wait: clients' and REST callers', never the table's own.
@@ -393,6 +399,12 @@ class TableActor:
     async def _on_award(self, award: Award) -> None:
         if self.game is None:
             raise SeatError("not_playing", "no game was played at this table")
+        # Awards of one deal go through its table only, one at a time: the next revision number is free.
+        revision = await next_award_revision(self.ctx, award.deal_id)
+        if award.entry:
+            award.entry["revision"] = revision
+        if award.audit:
+            award.audit["detail"] = {**award.audit.get("detail", {}), "revision": revision}
         await self._run_step(
             AwardDeal(award.record, award.result, award.revise),  # admin: revisions
             adjudication=(award.deal_id, award),
@@ -405,6 +417,7 @@ class TableActor:
                     "table": self.table_id,
                     "status": game.status.value,
                     "settlement": None if game.outcome is None else game.outcome.settlement,
+                    "revision": revision,
                 }
             )
         self._unload_if_idle()
@@ -457,14 +470,15 @@ class TableActor:
             self._unsure = False
             return
         if stored is None:
+            self._unsure = False
             raise SeatError("table_closed", "the table is gone")
         log.warning("table %s: a commit reported failed was stored (v%s, not v%s); reloaded from the log",
                     self.table_id, stored.version, self.version)  # fmt: skip
         self.restore(stored)
         game = self.game
         if game is not None:
-            clock = game.clock.resume_after_crash(mono_ms(), 0)
-            self.game = replace(game, clock=clock.freeze(mono_ms()) if self._failures else clock)
+            # The database just answered: the seat on move counts from now, not from the lost commit.
+            self.game = replace(game, clock=game.clock.resume_after_crash(mono_ms(), 0))
         self._unsure = False
         for conn in list(self.connections):
             conn.seat = self._seat_of(conn.user_id)
@@ -509,8 +523,17 @@ class TableActor:
         except (EngineError, TableRefused):
             raise
         except Exception as exc:
+            if isinstance(exc, ScoringError) and isinstance(command, AwardDeal | JudgeSheet):
+                # An award or a sanction the table's sheet cannot write (its conventions refuse it): nothing
+                # changed, and the administrator is told why.
+                code = "invalid_sanction" if isinstance(command, JudgeSheet) else "invalid_award"
+                raise SeatError(code, str(exc)) from exc
+            if not isinstance(command, _DRIVING):
+                # An administrator's or operator's command failed: nothing changed, the game goes on.
+                log.exception("table %s: %s failed", self.table_id, type(command).__name__)
+                raise SeatError("server_fault", f"the table could not apply it: {exc}") from exc
             # A fault in the table's own step (a bug, not the database): the same step would fail again on
-            # every later command, so the game ends here, typed, with the fault recorded (issue 13 §7).
+            # every later move, so the game ends here, typed, with the fault recorded (issue 13 §7).
             log.exception("table %s: the step failed; the game is ended", self.table_id)
             await self._run_abort(game, now, exc)
             raise SeatError("server_error", "the table failed and its game was ended") from exc
@@ -586,6 +609,10 @@ class TableActor:
         try:
             with metrics.commit_timer():  # admin: metrics hook
                 await self.ctx.writer.commit(self.table_id, version, write)
+        except IntegrityError as exc:
+            # The database refused the rows (a key taken meanwhile): definitely not stored, and the database
+            # is up, so the clocks run on.
+            raise SeatError("conflict", "the change conflicts with one stored meanwhile; try again") from exc
         except Exception as exc:
             self._unsure = self._unsure or not isinstance(exc, WriteRefused)
             self._store_failed()

@@ -20,6 +20,8 @@ SEAT_ERROR_STATUS = {
     "award_ends_pulya": 409,
     "table_closed": 503,
     "table_busy": 503,
+    "conflict": 409,
+    "server_fault": 500,
     "server_error": 503,
 }
 

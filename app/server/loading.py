@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.clock import ClockSettings, ReserveClock
-from app.db.models import ActionRecord, GameTable, InterruptedDeal, TableSeat, User
+from app.db.models import ActionRecord, Award, GameTable, InterruptedDeal, TableSeat, User
 from app.engine import action_from_json, replay
 from app.engine.conventions import Conventions
 from app.engine.scoring import ScoreSheet
@@ -106,3 +106,10 @@ async def read_table(ctx: ServerContext, table_id: int) -> StoredTable | None:
         game=game,
         clock_json=row.clock,
     )
+
+
+async def next_award_revision(ctx: ServerContext, deal_id: int) -> int:
+    """The number the next award of interrupted deal ``deal_id`` takes in its history of awards."""
+    async with ctx.sessions() as session:
+        given = await session.scalar(select(func.count(Award.id)).where(Award.deal_id == deal_id))
+    return (given or 0) + 1

@@ -216,6 +216,7 @@ class GroupWriter:
         self._tasks: list[asyncio.Task[None]] = []
         self.batches = 0
         self.committed = 0
+        self._closing = False
         # SQLite: batches go to one thread with a synchronous engine (`make_sqlite_batch_engine`).
         self._batch_engine: Engine | None = make_sqlite_batch_engine(engine)
         self._batch_thread = (
@@ -233,14 +234,14 @@ class GroupWriter:
         ]
 
     async def close(self) -> None:
-        """Commit what is waiting, then stop."""
+        """Commit what is waiting, then stop (the writer's loop ends once it has answered every batch it
+        took: a batch is never cut off between its commit and its answers)."""
         for task in self._tasks[1:]:
             task.cancel()
             await asyncio.wait({task})
-        while not self._queue.empty():
-            await self._write_batch(self._take())
+        self._closing = True
+        self._wake.set()
         if self._tasks:
-            self._tasks[0].cancel()
             await asyncio.wait({self._tasks[0]})
         self._tasks = []
         while not self._queue.empty():  # anything that raced the stop gets its answer
@@ -248,7 +249,7 @@ class GroupWriter:
             if not pending.done.done():
                 pending.done.set_exception(WriteRefused("the server is stopping"))
         if self._batch_thread is not None and self._batch_engine is not None:
-            self._batch_thread.shutdown(wait=True)
+            await asyncio.to_thread(self._batch_thread.shutdown, True)
             self._batch_engine.dispose()
 
     async def commit(self, table_id: int, version: int | None, write: StepWrite) -> None:
@@ -284,13 +285,14 @@ class GroupWriter:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            if self._queue.empty() and self._beat is None:
-                continue
-            if self.window > 0 and self._queue.qsize() < self.max_batch:
-                # Let the other tables' steps of this instant join the batch.
-                await asyncio.sleep(self.window)
-            while not self._queue.empty() or self._beat is not None:
-                await self._write_batch(self._take())
+            if not self._queue.empty() or self._beat is not None:
+                if self.window > 0 and self._queue.qsize() < self.max_batch and not self._closing:
+                    # Let the other tables' steps of this instant join the batch.
+                    await asyncio.sleep(self.window)
+                while not self._queue.empty() or self._beat is not None:
+                    await self._write_batch(self._take())
+            if self._closing and self._queue.empty():
+                return
 
     def _take(self) -> list[_Pending]:
         batch: list[_Pending] = []
@@ -324,6 +326,8 @@ class GroupWriter:
                 log.warning(
                     "group commit of %d writes failed (%s); committing them one by one", len(batch), exc
                 )
+                if beat is not None and self._beat is None:
+                    self._beat = beat  # written with the first of them
                 for pending in batch:
                     await self._write_batch([pending])
                 return

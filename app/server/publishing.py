@@ -34,8 +34,9 @@ def outcome_message(game: Game | None) -> GameOutcome | None:
 
 
 def _view(game: Game | None, seat: int | None, legal: list[dict[str, Any]]) -> dict[str, Any] | None:
-    # `legal` is empty unless the table waits for this seat; the view lists it too (for a live seat).
-    return None if game is None else view(game.state, seat, legal or None)
+    # `legal`: what the table lets this seat do now (nothing once the game is over or its time ran out);
+    # the view lists the same.
+    return None if game is None else view(game.state, seat, legal)
 
 
 def _clock(game: Game | None, now_ms: int) -> dict[str, Any] | None:

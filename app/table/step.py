@@ -19,7 +19,7 @@ award is written later as "deal N awarded"; a pulya that ends with an award outs
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.autoplay.finish import PulyaClose, close_after_adjudication, close_after_timeout
@@ -233,6 +233,8 @@ def abort(game: Game, fault: str, *, now_ms: int) -> Step:
         return run.result()
     except Exception:
         run = _Run(game, now_ms, moves)
+        # No clock runs at a table that is over, whatever the state of the deal it was in.
+        run.clock = replace(run.clock, running=None, since=None, frozen=False, resume=None)
         run.status = TableStatus.FINISHED
         run.outcome = Outcome(Termination.FAULT, {"note": note})
         run.events.append(

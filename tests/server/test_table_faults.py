@@ -12,10 +12,10 @@ from sqlalchemy import func, select
 
 from app.db.models import ActionRecord, GameTable, InterruptedDeal
 from app.server import actor as actor_module
-from app.server.commands import Act, Resync, mono_ms
+from app.server.commands import Act, Resync, SeatError, Stop, mono_ms
 from app.server.context import ServerContext
 from app.server.persistence import StepWrite
-from app.table import SeatAction
+from app.table import SeatAction, StopGame
 from tests.server import test_group_commit as harness
 
 # The in-process server of the group-commit tests: a real writer on SQLite or PostgreSQL.
@@ -76,16 +76,11 @@ async def test_a_commit_stored_but_reported_failed_is_read_back_before_the_next_
     assert {snap["v"] for snap in fresh} == {version + 1}
     assert not fresh[seat]["legal"] and fresh[seat]["last_seq"] == 1
     (next_seat,) = [s for s, snap in enumerate(fresh) if snap["legal"]]
-    # Frozen until the table has stored again (its retry timer does it when nobody acts); then the seat
-    # on move has all its time.
-    assert fresh[next_seat]["clock"]["frozen"]
-    async with asyncio.timeout(30):
-        while actor._failures:
-            await asyncio.sleep(0.05)
+    clock = fresh[next_seat]["clock"]
+    assert clock["running"] == next_seat and not clock["frozen"]
+    assert clock["seats"][next_seat]["deal_ms"] >= 600_000 - 5_000
     assert actor.game is not None
-    clock = actor.game.clock
-    assert clock.running == next_seat and not clock.frozen
-    assert clock.time_left(next_seat, mono_ms()).deal_ms >= 600_000 - 5_000
+    assert actor.game.clock.time_left(next_seat, mono_ms()).deal_ms >= 600_000 - 5_000
     assert await _stored(ctx, table_id) == (version + 1, actions + 1)
 
     # The table goes on: the next seat's action is a new version, stored once.
@@ -171,3 +166,31 @@ async def test_a_flooded_table_refuses_what_does_not_fit_and_serves_the_rest(ctx
         while not actor.queue.empty():
             await asyncio.sleep(0.01)
     assert len([f for f in spectator.frames if f["type"] == "snapshot"]) == 16
+
+
+async def test_a_fault_in_an_operators_command_changes_nothing_and_the_game_goes_on(
+    ctx: ServerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the steps that move the game on end it when they fail: they would fail on every later move. A
+    failed stop (or award, or sanction) is refused, typed, and the table plays on."""
+    tables = await harness._started_tables(ctx)
+    table_id, conns = tables[0]
+    seat, snapshots = await _on_move(conns)
+    actor = ctx.tables[table_id]
+    version = actor.version
+    real_step = actor_module.step
+
+    def faulty(game: Any, command: Any, **kwargs: Any) -> Any:
+        if isinstance(command, StopGame):
+            raise ZeroDivisionError("a bug in the stop")
+        return real_step(game, command, **kwargs)
+
+    monkeypatch.setattr(actor_module, "step", faulty)
+    reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    actor.submit(Stop("closing early", reply))
+    with pytest.raises(SeatError) as refused:
+        await asyncio.wait_for(reply, 10)
+    assert refused.value.code == "server_fault" and "a bug in the stop" in refused.value.message
+    assert actor.version == version and actor.game is not None and not actor.game.is_over
+    actor.submit(Act(conns[seat], 1, snapshots[seat]["legal"][0]))  # type: ignore[arg-type]
+    assert (await conns[seat].next("ack"))["v"] == version + 1

@@ -8,12 +8,11 @@ from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.autoplay import AdjudicationError
 from app.autoplay import InterruptedDeal as InterruptedRecord
 from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, Room, TableSeat
-from app.db.models import Award as AwardRow
 from app.engine.bids import Bid
 from app.engine.conventions import Conventions
 from app.engine.result import DealResult, PlayMode, WhistCall
@@ -131,12 +130,17 @@ async def award_request(
         if row is None:
             raise ApiError(422, "unknown_deal", f"no interrupted deal {deal_id}", "deal")
         table_id, stored, awarded = row.table_id, row.record, row.adjudication is not None
+        table = await session.get(GameTable, table_id)
+        conventions = Conventions() if table is None else Conventions.model_validate(table.conventions)
     record = InterruptedRecord.from_json(stored)
-    return table_id, record, validated_award(record, body, awarded)
+    return table_id, record, validated_award(record, body, awarded, conventions)
 
 
-def validated_award(record: InterruptedRecord, body: AwardIn, awarded: bool) -> DealResult:
-    """The deal result the award gives, or a 422 naming the field; nothing is stored."""
+def validated_award(
+    record: InterruptedRecord, body: AwardIn, awarded: bool, conventions: Conventions
+) -> DealResult:
+    """The deal result the award gives, checked against the table's own conventions, or a 422 naming the
+    field; nothing is stored."""
     if awarded and not body.revise:
         raise ApiError(
             422, "already_adjudicated", "this deal has been awarded: revise it with revise=true", "revise"
@@ -150,7 +154,7 @@ def validated_award(record: InterruptedRecord, body: AwardIn, awarded: bool) -> 
     try:
         calls = None if body.calls is None else tuple(body.calls)
         result = record.awarded(body.tricks, contract=contract, calls=calls, mode=body.play)
-        check_result(result, record.seats, Conventions())
+        check_result(result, record.seats, conventions)
     except (AdjudicationError, ScoringError, ValueError) as exc:
         raise ApiError(422, "invalid_award", str(exc), "tricks") from None
     return result
@@ -167,18 +171,13 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
-    # Revisions of one deal are serialised by its table; two admins revising at the same instant would
-    # take the same number, and the second is refused by the (deal, revision) key with nothing stored.
-    async with ctx.sessions() as session:
-        given = await session.scalar(select(func.count(AwardRow.id)).where(AwardRow.deal_id == deal_id))
-    revision = (given or 0) + 1
+    # The table numbers the revision (awards of one deal are serialised by its table).
     now = time.time()
     entry = {
-        "deal_id": deal_id, "table_id": table_id, "revision": revision, "admin_id": admin.id,
-        "admin_name": admin.name, "reason": body.reason, "award": body.model_dump(mode="json"),
-        "result": result.to_json(), "at": now,
+        "deal_id": deal_id, "table_id": table_id, "admin_id": admin.id, "admin_name": admin.name,
+        "reason": body.reason, "award": body.model_dump(mode="json"), "result": result.to_json(), "at": now,
     }  # fmt: skip
-    line = audit_row(admin, "award", f"deal {deal_id}", at=now, revision=revision, reason=body.reason)
+    line = audit_row(admin, "award", f"deal {deal_id}", at=now, reason=body.reason)
     reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     # The table's actor stores the sheet, the award's history entry and its audit line in one commit.
     command = Award(deal_id, record, result, admin.name, reply, revise=body.revise, entry=entry, audit=line)
@@ -188,4 +187,4 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
     except SeatError as exc:
         status = 422 if exc.code == "invalid_award" else SEAT_ERROR_STATUS.get(exc.code, 409)
         raise ApiError(status, exc.code, exc.message) from None
-    return {**out, "revision": revision}
+    return out
