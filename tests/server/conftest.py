@@ -250,7 +250,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     if report.when == "call" and report.failed:
-        for name in ("server", "sqlite_server", "shared_server"):
+        for name in ("server", "sqlite_server", "shared_server", "outage_server"):
             server = item.funcargs.get(name) if hasattr(item, "funcargs") else None  # type: ignore[attr-defined]
             if isinstance(server, ServerProcess) and server.log_path and server.log_path.exists():
                 tail = server.log_path.read_text(errors="replace").splitlines()[-60:]
