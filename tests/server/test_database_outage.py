@@ -17,7 +17,7 @@ import contextlib
 import random
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,23 +27,29 @@ import pytest
 import websockets
 from sqlalchemy import select
 
-from app.bots.client import Api, TableClient
+from app.bots.client import Api, TableClient, play_table, random_chooser
 from app.db.engine import make_engine
 from app.db.models import ActionRecord
 from tests.server.conftest import OPERATOR, PASSWORD, ServerProcess, _server, login, new_player
 from tests.server.pg_cluster import ClusterUnavailable, PgCluster, private_cluster
 
-TABLES = 4
+TABLES = 4  # where every seat plays at once
 OUTAGE = 5.0  # seconds the database is away
 PLAY_BEFORE = 3.0
-PLAY_AFTER = 4.0
+# The table with an idle seat may wait for its own retry timer (it backs off up to 5 s) to learn that the
+# database is back.
+PLAY_AFTER = 7.0
 # What the seats may lose across the outage: the mover's own thinking and its failed commit (~0.1 s), never
 # the outage.
 CHARGE_TOLERANCE_MS = 1500
-BOT_BACKOFF_CAP = 1.0
 # A long game; one second of deal time and no misère bonus, so that a charge of more than a second always
 # shows in the reserve, which a new deal does not reset.
 CONVENTIONS = {"pool_size": 500, "deal_time": 1, "reserve_time": 120, "misere_bonus": 0}
+# One more table where a seat never acts: its one second runs out each deal (the reserve is off) and the
+# server plays for it, so an expiry falls into the outage now and then (issue 13: it used to wedge the
+# table for good). Its idle seat's clock runs until the table first fails to store: no charge check there.
+IDLE_CONVENTIONS = {"pool_size": 500, "deal_time": 1, "reserve_time": 0, "misere_bonus": 0}
+IDLE_SEAT = 2
 
 
 @pytest.fixture
@@ -84,41 +90,20 @@ class TableLog:
         return [o for o in self.seen[mark:] if o.kind == "snapshot"]
 
 
-async def _drive(client: TableClient, seat: int, log: TableLog, rng: random.Random) -> None:
-    """Play random legal moves as soon as this seat may; after ``server_error`` send the same command
-    again (same seq) after a growing pause, as the protocol asks."""
+def _observer(seat: int, log: TableLog) -> Callable[[dict[str, Any]], None]:
+    """Records what one seat's bundled bot (`app.bots.client.play_table`) receives."""
     acked = log.acked.setdefault(seat, [])
-    pending: tuple[int, dict[str, Any]] | None = None
-    acted_on: int | None = None
-    failures = 0
-    while True:
-        message = await client.receive(timeout=60)
+
+    def observe(message: dict[str, Any]) -> None:
         kind = message["type"]
         if kind in ("snapshot", "update"):
             log.seen.append(Observation(time.monotonic(), kind, message["v"], message["clock"]))
-        if kind == "ack" and pending is not None and message["seq"] == pending[0]:
-            acked.append(pending[0])
-            pending, failures = None, 0
-        elif kind == "error" and pending is not None:
-            if message["code"] == "server_error" and message.get("seq") == pending[0]:
-                log.server_errors += 1
-                failures += 1
-                await asyncio.sleep(min(BOT_BACKOFF_CAP, 0.05 * 2**failures))
-                await client.send({"type": "action", "seq": pending[0], "action": pending[1]})
-                continue
-            if message.get("seq") == pending[0] or message["code"] == "not_your_turn":
-                pending, acted_on = None, None
-        last = client.last
-        if (
-            pending is None
-            and last is not None
-            and last["status"] == "playing"
-            and last["legal"]
-            and acted_on != last["v"]
-        ):
-            acted_on = last["v"]
-            action = rng.choice(last["legal"])
-            pending = (await client.act(action), action)
+        elif kind == "ack":
+            acked.append(message["seq"])
+        elif kind == "error" and message["code"] == "server_error":
+            log.server_errors += 1
+
+    return observe
 
 
 def _left(clock: dict[str, Any], seat: int, *, reserve_only: bool) -> int:
@@ -158,10 +143,13 @@ async def _newcomer(server: ServerProcess, player: Api, table: int, ticket: str)
 async def _seat_tables(
     server: ServerProcess, players: list[Api]
 ) -> tuple[list[int], list[list[TableClient]]]:
+    """TABLES tables, then the one with an idle seat (last), each with a connected client per seat."""
     operator = await login(server, OPERATOR)
     try:
         room = await operator.create_room("outage", CONVENTIONS)
         tables = [(await operator.open_table(room["id"], 3))["id"] for _ in range(TABLES)]
+        idle_room = await operator.create_room("outage, idle seat", IDLE_CONVENTIONS)
+        tables.append((await operator.open_table(idle_room["id"], 3))["id"])
     finally:
         await operator.close()
     clients = []
@@ -199,18 +187,25 @@ async def test_tables_resume_after_database_outage_without_charging_clocks(
     players = [await new_player(server) for _ in range(3)]
     user_ids = [(await api.call("GET", "/api/auth/me"))["id"] for api in players]
     clients: list[list[TableClient]] = []
-    tasks: list[asyncio.Task[None]] = []
+    tasks: list[asyncio.Task[dict[str, Any]]] = []
     try:
         tables, clients = await _seat_tables(server, players)
         logs = [TableLog() for _ in tables]
         rng = random.Random(13)
+        choosers = [
+            [
+                None if t == TABLES and seat == IDLE_SEAT else random_chooser(random.Random(rng.random()))
+                for seat in range(3)
+            ]
+            for t in range(len(tables))
+        ]
         tasks = [
-            asyncio.create_task(_drive(client, seat, logs[t], random.Random(rng.random())))
+            asyncio.create_task(play_table(client, choosers[t][seat], observe=_observer(seat, logs[t])))
             for t, row in enumerate(clients)
             for seat, client in enumerate(row)
         ]
         await asyncio.sleep(PLAY_BEFORE)
-        assert all(log.newest_v() > 10 for log in logs), "the bots did not play"
+        assert all(log.newest_v() > 10 for log in logs[:TABLES]), "the bots did not play"
         spare_ticket = (await players[0].call("POST", "/api/auth/ws-ticket"))["ticket"]
 
         stopped_at = time.monotonic()
@@ -243,7 +238,14 @@ async def test_tables_resume_after_database_outage_without_charging_clocks(
         await asyncio.sleep(PLAY_AFTER)
 
         assert server.proc.poll() is None and server.proc.pid == pid, "the server process did not survive"
-        for t, log in enumerate(logs):
+        # The table with the idle seat goes on by itself too (its clock is not checked: see IDLE_CONVENTIONS).
+        idle = logs[TABLES]
+        assert idle.newest_v() >= versions_at_resume[TABLES] + 2, (
+            tables[TABLES],
+            versions_at_resume,
+            idle.seen[-3:],
+        )
+        for t, log in enumerate(logs[:TABLES]):
             table = tables[t]
             # The table goes on by itself, at bot speed, once the database is back.
             assert log.newest_v() >= versions_at_resume[t] + 10, (
@@ -260,7 +262,8 @@ async def test_tables_resume_after_database_outage_without_charging_clocks(
                 f"(v{last_before.v} {last_before.clock} -> v{first_after.v} {first_after.clock})"
             )
             if fault == "down":
-                assert log.server_errors > 0, f"table {table}: no command failed while the database was down"
+                # The bots sent their command again, but backing off: a few times, not hundreds.
+                assert 0 < log.server_errors <= 20, f"table {table}: {log.server_errors} commands failed"
                 # While the table cannot store, its clocks stand still and say so.
                 assert frozen[t], f"table {table}: no snapshot while the database was down"
                 clocks = [o.clock for o in frozen[t]]
