@@ -157,8 +157,10 @@ async def play_table(
     choose: Chooser | None,
     *,
     idle_timeout: float = 600.0,
+    observe: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Play until the game ends; ``choose`` picks one of the legal actions (None: never act).
+    """Play until the game ends; ``choose`` picks one of the legal actions (None: never act); ``observe``
+    sees every frame received (a test's record of what the bot was told, and when).
 
     Returns the final snapshot/update (with ``outcome``).
     """
@@ -176,6 +178,8 @@ async def play_table(
                 if action is not None:
                     pending = await client.act(action)
         message = await client.receive(timeout=idle_timeout)
+        if observe is not None:
+            observe(message)
         kind = message.get("type")
         if kind == "ack" and message.get("seq") == pending:
             pending, backoff = None, 0.0

@@ -161,18 +161,6 @@ async def _seat_tables(
     return tables, clients
 
 
-def _known_ambiguous_commit(server: ServerProcess, stuck: list[int]) -> None:
-    """An expected failure when every stuck table is stuck by the known actor bug (issue 13 item 11, third
-    point): the outage cut a COMMIT whose transaction was stored, and the table, not reloaded from the log,
-    tries the log's next sequence number again and again (test_ambiguous_commit.py reproduces it at will).
-    Any other stuck table fails the test."""
-    if not stuck or server.log_path is None:
-        return
-    text = server.log_path.read_text(errors="replace")
-    if all(f"Key (table_id, seq)=({table}, " in text for table in stuck):
-        pytest.xfail(f"tables {stuck} stuck after an ambiguous commit (unique violation on the action log)")
-
-
 async def _stored_client_seqs(database_url: str) -> list[tuple[int, int, int]]:
     """(table, user, client seq) of every player's action in the log."""
     engine = make_engine(database_url)
@@ -187,7 +175,20 @@ async def _stored_client_seqs(database_url: str) -> list[tuple[int, int, int]]:
     return [(t, u, q) for t, u, q in rows if u is not None and q is not None]
 
 
-@pytest.mark.parametrize("fault", ["hang", "down"])
+# Issue 13 item 11, the actor (app/server/actor.py): after a failed commit the table is "unsure" and rereads
+# itself before its next change (`_reconcile`); while the database is still down that reread fails in
+# `_guarded`, whose `fail()` answers only REST callers: a player's `action` gets no frame at all, neither
+# ack nor error. A bot (or browser) waiting for the reply never sends again, so the table waits on that
+# seat after the database is back, and once the retry timer thaws the clocks the seat's time runs out.
+DROPPED_ACTION = (
+    "actor: an action that arrives while the table is unsure and the database still down fails in "
+    "_reconcile and gets no reply (commands.fail answers only REST callers); its seat waits for ever"
+)
+
+
+@pytest.mark.parametrize(
+    "fault", ["hang", pytest.param("down", marks=pytest.mark.xfail(strict=True, reason=DROPPED_ACTION))]
+)
 async def test_tables_resume_after_database_outage_without_charging_clocks(
     cluster: PgCluster, outage_server: ServerProcess, fault: str
 ) -> None:
@@ -248,8 +249,6 @@ async def test_tables_resume_after_database_outage_without_charging_clocks(
         await asyncio.sleep(PLAY_AFTER)
 
         assert server.proc.poll() is None and server.proc.pid == pid, "the server process did not survive"
-        stuck = [t for t, log in enumerate(logs) if log.newest_v() < versions_at_resume[t] + 2]
-        _known_ambiguous_commit(server, [tables[t] for t in stuck])
         # The table with the idle seat goes on by itself too (its clock is not checked: see IDLE_CONVENTIONS).
         idle = logs[TABLES]
         assert idle.newest_v() >= versions_at_resume[TABLES] + 2, (
