@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import threading
 
 from tests.server.conftest import free_port
+
+_INSERT_ACTIONS = re.compile(rb"(__asyncpg_stmt_[0-9a-f]+__)\x00INSERT INTO actions")
 
 
 class PgProxy:
@@ -53,11 +56,16 @@ class PgProxy:
             return
         wrote_actions = False
         cutting = False
+        # asyncpg sends a statement's text once (Parse), then only its prepared name (Bind).
+        insert_names: set[bytes] = set()
 
         async def upstream() -> None:
             nonlocal wrote_actions, cutting
             while data := await client_in.read(1 << 16):
-                wrote_actions = wrote_actions or b"INSERT INTO actions" in data
+                insert_names.update(_INSERT_ACTIONS.findall(data))
+                wrote_actions = (
+                    wrote_actions or b"INSERT INTO actions" in data or any(n in data for n in insert_names)
+                )
                 if b"COMMIT" in data:
                     if wrote_actions and self.cut_next_commit.is_set():
                         self.cut_next_commit.clear()
