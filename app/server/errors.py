@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 SEAT_ERROR_STATUS = {
@@ -31,7 +31,21 @@ SEAT_ERROR_STATUS = {
 DATABASE_DOWN: tuple[type[Exception], ...] = (
     OperationalError, InterfaceError, ConnectionError, TimeoutError,
 )  # fmt: skip
+# The driver's other errors of a database out of reach come as a plain DBAPIError, told by SQLSTATE: class
+# 08 (connection exception: "connection was closed in the middle of operation") and 57P (shut down,
+# crashed, "the database system is starting up" — all of a restart's recovery).
+_DOWN_STATES = ("08", "57P")
 DATABASE_RETRY_AFTER = "2"
+
+
+def database_down(exc: BaseException) -> bool:
+    """The database could not be reached, as opposed to refusing a statement (a 500: a bug)."""
+    if isinstance(exc, DATABASE_DOWN):
+        return True
+    if not isinstance(exc, DBAPIError):
+        return False
+    state = getattr(exc.orig, "sqlstate", None)
+    return exc.connection_invalidated or (isinstance(state, str) and state.startswith(_DOWN_STATES))
 
 
 def database_unavailable() -> JSONResponse:
@@ -85,6 +99,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     for kind in DATABASE_DOWN:
         app.add_exception_handler(kind, _database_down)
+
+    @app.exception_handler(DBAPIError)
+    async def _database_error(request: Request, exc: DBAPIError) -> JSONResponse:
+        if not database_down(exc):
+            raise exc  # a statement the database refused: the 500 with its traceback
+        return database_unavailable()
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -26,7 +26,7 @@ from app.server.commands import Act, Connect, Disconnect, Resync
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.deps import MAX_ID, claims_of, live_user
-from app.server.errors import DATABASE_DOWN, ApiError, database_unavailable
+from app.server.errors import ApiError, database_down, database_unavailable
 from app.server.privacy import PRIVATE_ROOM, may_watch_table
 from app.server.registry import get_actor
 from app.server.sessions import too_many_connections, track, untrack
@@ -102,7 +102,9 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
-    except DATABASE_DOWN:
+    except Exception as exc:
+        if not database_down(exc):
+            raise
         # The handshake is answered (HTTP 503, Retry-After), never left to fail as a 500.
         await websocket.send_denial_response(database_unavailable())
         return

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from starlette.testclient import WebSocketDenialResponse
 
 from app.db.migrate import upgrade
@@ -19,10 +19,23 @@ from app.server.settings import Settings
 
 
 class _Unreachable:
-    """A session factory whose every session fails to connect."""
+    """A session factory whose every session fails to connect (by default as a refused connection does)."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error or OperationalError(
+            "connect", {}, ConnectionRefusedError(111, "Connection refused")
+        )
 
     def __call__(self) -> Any:
-        raise OperationalError("connect", {}, ConnectionRefusedError(111, "Connection refused"))
+        raise self.error
+
+
+class _DriverError(Exception):
+    """What asyncpg's errors carry through SQLAlchemy: a SQLSTATE."""
+
+    def __init__(self, sqlstate: str) -> None:
+        super().__init__(f"SQLSTATE {sqlstate}")
+        self.sqlstate = sqlstate
 
 
 @pytest.fixture
@@ -55,3 +68,40 @@ def test_login_and_a_websocket_handshake_answer_503_while_the_database_is_down(c
     # Back: the same requests get their ordinary answers.
     response = client.post("/api/auth/login", json={"name": "someone", "password": "a-password"})
     assert response.status_code == 401
+
+
+@pytest.mark.parametrize(
+    "sqlstate",
+    [
+        "57P03",  # the database system is starting up (a restart's whole recovery)
+        "57P01",  # terminating connection due to administrator command
+        "08003",  # connection was closed in the middle of operation
+    ],
+)
+def test_a_database_restarting_or_cut_off_is_503_too(client: TestClient, sqlstate: str) -> None:
+    ctx = client.app.state.ctx  # type: ignore[attr-defined]
+    working = ctx.sessions
+    ctx.sessions = _Unreachable(DBAPIError("SELECT 1", {}, _DriverError(sqlstate)))
+    try:
+        response = client.post("/api/auth/login", json={"name": "someone", "password": "a-password"})
+        assert response.status_code == 503 and response.headers["Retry-After"] == "2", response.text
+        with (
+            pytest.raises(WebSocketDenialResponse) as denied,
+            client.websocket_connect("/ws/tables/1", headers={"Authorization": "Bearer x"}),
+        ):
+            pass
+        assert denied.value.status_code == 503
+    finally:
+        ctx.sessions = working
+
+
+def test_a_statement_the_database_refused_is_not_503(client: TestClient) -> None:
+    ctx = client.app.state.ctx  # type: ignore[attr-defined]
+    working = ctx.sessions
+    ctx.sessions = _Unreachable(IntegrityError("INSERT", {}, _DriverError("23505")))
+    try:
+        # Not handled: the server's 500 (the test client raises what the server would log).
+        with pytest.raises(IntegrityError):
+            client.post("/api/auth/login", json={"name": "someone", "password": "a-password"})
+    finally:
+        ctx.sessions = working
