@@ -27,7 +27,7 @@ from app.server.deps import (
     user_from_token,
 )
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
-from app.server.registry import LIVE, get_actor
+from app.server.registry import LIVE, get_actor, place_table
 from app.server.robot_levels import robot_level
 from app.server.robot_seats import attach_robots, robot_user
 
@@ -224,7 +224,7 @@ async def open_table(
     )
     session.add(table)
     await session.commit()
-    await get_actor(ctx, table.id)
+    await place_table(ctx, table.id)
     return await _table_out(ctx, session, table)
 
 
