@@ -156,7 +156,9 @@ async def _scenario(cluster: Workers) -> None:
         other_port = cluster.ports[1 - owner_slot]
         api = table.players[0]
         ticket = (await api.call("POST", "/api/auth/ws-ticket"))["ticket"]
-        async with websockets.connect(f"ws://127.0.0.1:{other_port}/ws/tables/{table.id}?ticket={ticket}") as ws:
+        async with websockets.connect(
+            f"ws://127.0.0.1:{other_port}/ws/tables/{table.id}?ticket={ticket}"
+        ) as ws:
             first = await ws.recv()
             assert '"moved"' in str(first)
             with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -169,7 +171,9 @@ async def _scenario(cluster: Workers) -> None:
             assert '"snapshot"' in str(snapshot)
         # Single use: the ticket redeemed at the owner works nowhere again.
         for port in cluster.ports:
-            async with websockets.connect(f"ws://127.0.0.1:{port}/ws/tables/{table.id}?ticket={ticket}") as ws:
+            async with websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/tables/{table.id}?ticket={ticket}"
+            ) as ws:
                 with pytest.raises(websockets.ConnectionClosed) as again:
                     while True:
                         await ws.recv()
