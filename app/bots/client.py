@@ -16,6 +16,7 @@ RETRIES_WHEN_BUSY = 6
 # The server runs several workers and this socket reached one that does not run the table (the close
 # reason names the one that does): reconnect there (a fresh ticket names it too).
 CLOSE_MOVED = 4307
+MAX_TABLE_ID = 2**31 - 1
 
 
 class ApiError(Exception):
@@ -86,7 +87,9 @@ class Api:
     async def ws_url(self, table_id: int) -> str:
         """The table's websocket URL with a fresh single-use ticket (the token never goes in a URL); with
         several workers, the URL of the one that runs the table."""
-        data = await self.call("POST", f"/api/auth/ws-ticket?table={table_id}")
+        # (An id out of range gets no owner: the socket itself is refused with its typed error.)
+        query = f"?table={table_id}" if 1 <= table_id <= MAX_TABLE_ID else ""
+        data = await self.call("POST", f"/api/auth/ws-ticket{query}")
         url: str | None = data.get("url")
         return url or f"{self.ws_base(table_id)}?ticket={data['ticket']}"
 

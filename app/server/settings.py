@@ -100,8 +100,10 @@ class Settings(BaseSettings):
     worker_port_base: int = Field(0, ge=0, le=65535)
     # The host the workers reach each other on (their own ports listen there too).
     worker_host: str = "127.0.0.1"
-    # A worker whose heartbeat is older than this is dead: any live worker takes its tables over.
-    worker_lease: float = Field(10.0, gt=0)
+    # A worker whose heartbeat is older than this is dead: any live worker takes its tables over. Longer
+    # than a commit can wait for the database (SQLite's busy timeout is 30 s), so a slow worker is not
+    # taken for a dead one; a worker restarted by the supervisor takes its slot's tables at once anyway.
+    worker_lease: float = Field(30.0, gt=0)
     # The public port the browser pages come from (set by the supervisor): pages served there may open
     # sockets on the workers' own ports.
     public_port: int | None = Field(None, ge=1, le=65535)

@@ -12,6 +12,8 @@ tables at once); SIGTERM or SIGINT stops every worker (each freezes its clocks) 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import logging
 import os
 import signal
@@ -26,6 +28,8 @@ from app.server.settings import Settings
 log = logging.getLogger("app.supervisor")
 
 RESTART_DELAY = 0.5
+MAX_RESTART_DELAY = 10.0
+PR_SET_PDEATHSIG = 1
 
 
 def _listen(host: str, port: int, *, reuse_port: bool) -> socket.socket:
@@ -57,6 +61,13 @@ def _command(args: argparse.Namespace) -> list[str]:
     return command
 
 
+def _die_with_parent() -> None:
+    """In the worker, before it runs: a supervisor killed outright (kill -9) takes its workers with it
+    (Linux), so no orphan keeps the ports or the tables."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def supervise(args: argparse.Namespace, settings: Settings) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s supervisor: %(message)s")
     stopping = False
@@ -76,20 +87,26 @@ def supervise(args: argparse.Namespace, settings: Settings) -> int:
             PREFERANS_WORKER_PORT=str(settings.worker_ports(args.port)[slot]),
             PREFERANS_PUBLIC_PORT=str(args.port),
         )
-        proc = subprocess.Popen(_command(args), env=env)
+        proc = subprocess.Popen(_command(args), env=env, preexec_fn=_die_with_parent)  # noqa: PLW1509
         log.info("worker %d started (pid %d, port %s)", slot, proc.pid, env["PREFERANS_WORKER_PORT"])
         return proc
 
     procs = {slot: start(slot) for slot in range(settings.workers)}
+    started = {slot: time.monotonic() for slot in procs}
+    delays = dict.fromkeys(procs, RESTART_DELAY)
     while not stopping:
         time.sleep(0.2)
         for slot, proc in list(procs.items()):
             code = proc.poll()
             if code is not None and not stopping:
                 # Gone (its pid reaped): a new process in the slot may take the slot's tables at once.
+                # One that keeps failing at start is retried less and less often.
+                quick = time.monotonic() - started[slot] < 10
+                delays[slot] = min(MAX_RESTART_DELAY, delays[slot] * 2) if quick else RESTART_DELAY
                 log.warning("worker %d (pid %d) exited with %s; starting it again", slot, proc.pid, code)
-                time.sleep(RESTART_DELAY)
+                time.sleep(delays[slot])
                 procs[slot] = start(slot)
+                started[slot] = time.monotonic()
     for proc in procs.values():
         if proc.poll() is None:
             proc.terminate()

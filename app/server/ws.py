@@ -144,7 +144,13 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         raise
     # Fetched again after the await: a finished table may have left memory meanwhile. No await between
     # this and the submit below, so the actor that gets the connection is the live one.
-    actor = await get_actor(ctx, table_id)
+    try:
+        actor = await get_actor(ctx, table_id)
+    except TableElsewhere as exc:  # several workers: taken over by another one meanwhile
+        untrack(ctx, conn, table_id)
+        await websocket.send_text(ErrorMessage(code=exc.code, message=exc.message).model_dump_json())
+        await websocket.close(code=CLOSE_TRY_AGAIN)
+        return
     assert actor is not None
     conn.start()
     loop = asyncio.get_running_loop()

@@ -41,7 +41,7 @@ def _ctx(url: str) -> Any:
 
 def _cluster(slot: int, boot: str) -> Cluster:
     return Cluster(
-        slot=slot, workers=2, boot=boot, address=f"127.0.0.1:{9000 + slot}", lease_ms=5000, interval=1
+        slot=slot, workers=2, boot=boot, address=f"127.0.0.1:{9000 + slot}", lease_ms=60_000, interval=1
     )
 
 
@@ -76,8 +76,8 @@ def test_two_processes_racing_for_tables_never_both_win(database: str) -> None:
     async def scenario() -> None:
         ctx_a, ctx_b = _ctx(database), _ctx(database)
         try:
-            # 40 tables of a dead worker (its last beat a minute ago), 40 of a live one, 40 of nobody.
-            await _setup(ctx_a, {"dead": 60_000, "alive": 100})
+            # 40 tables of a dead worker (last beat ten minutes ago; the lease is a minute), 40 of a live one.
+            await _setup(ctx_a, {"dead": 600_000, "alive": 100})
             a, b = _cluster(0, "boot-a"), _cluster(1, "boot-b")
             await _beat(ctx_a, "boot-a")  # both racers are alive (real workers beat every second)
             await _beat(ctx_a, "boot-b")

@@ -12,7 +12,6 @@ import asyncio
 import os
 import random
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,33 +24,11 @@ from sqlalchemy import select
 from app.bots.client import Api, TableClient, play_table, random_chooser
 from app.db.engine import make_engine
 from app.db.models import GameTable
-from tests.server.conftest import ServerProcess, _server, free_port, new_player
+from tests.server.conftest import Workers, new_player, run_workers
 from tests.server.helpers import Table, open_table, play_out
 
 TABLES = 4
 OVERRIDES = {"pool_size": 2, "deal_time": 60, "reserve_time": 60}
-
-
-class Workers:
-    def __init__(self, server: ServerProcess, ports: list[int]) -> None:
-        self.server = server
-        self.ports = ports
-
-    def health(self, slot: int) -> dict[str, Any]:
-        data: dict[str, Any] = httpx.get(f"http://127.0.0.1:{self.ports[slot]}/api/health", timeout=2).json()
-        return data
-
-    def wait_up(self, slot: int, not_boot: str | None = None, timeout: float = 60) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                data = self.health(slot)
-                if data.get("boot") and data["boot"] != not_boot:
-                    return data
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError(f"worker {slot} did not come up")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -60,21 +37,7 @@ def workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workers]
         url = f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
     else:
         url = request.getfixturevalue("pg_database")
-    base = free_port()
-    env = {
-        "PREFERANS_WORKER_PORT_BASE": str(base),
-        "PREFERANS_HEARTBEAT_INTERVAL": "0.5",
-        "PREFERANS_WORKER_LEASE": "5",
-    }
-    servers = _server(url, tmp_path, env, extra_args=("--workers", "2"), log_level="info")
-    server = next(servers)
-    cluster = Workers(server, [base, base + 1])
-    try:
-        for slot in range(2):
-            cluster.wait_up(slot)
-        yield cluster
-    finally:
-        servers.close()
+    yield from run_workers(url, tmp_path)
 
 
 async def _owners(database_url: str) -> dict[int, str | None]:
