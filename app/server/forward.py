@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.db.models import InterruptedDeal
 from app.server.context import ServerContext
+from app.server.deps import MAX_ID
 
 log = logging.getLogger(__name__)
 
@@ -32,17 +33,21 @@ _HOP = {b"host", b"connection", b"keep-alive", b"transfer-encoding", b"content-l
 
 
 async def _table_of(ctx: ServerContext, path: str) -> int | None:
+    """The table a path is about (None: none, or an id out of range, which the route refuses itself)."""
     match = _TABLE_PATH.match(path)
     if match:
-        return int(match.group(1))
+        table_id = int(match.group(1))
+        return table_id if 1 <= table_id <= MAX_ID else None
     match = _DEAL_PATH.match(path)
     if match:
         deal_id = int(match.group(1) or match.group(2))
+        if not 1 <= deal_id <= MAX_ID:
+            return None
         async with ctx.sessions() as session:
-            table_id: int | None = await session.scalar(
+            owner_table: int | None = await session.scalar(
                 select(InterruptedDeal.table_id).where(InterruptedDeal.id == deal_id)
             )
-        return table_id
+        return owner_table
     return None
 
 

@@ -21,7 +21,7 @@ import pytest
 import websockets
 from sqlalchemy import select
 
-from app.bots.client import Api, TableClient, play_table, random_chooser
+from app.bots.client import Api, ApiError, TableClient, play_table, random_chooser
 from app.db.engine import make_engine
 from app.db.models import GameTable
 from tests.server.conftest import Workers, new_player, run_workers
@@ -201,6 +201,11 @@ def test_a_player_sits_through_either_worker(workers: Workers) -> None:
                     try:
                         assert await direct.sit(table_id) == 0
                         await direct.call("POST", f"/api/tables/{table_id}/leave")
+                        # Unknown and out-of-range ids are refused as with one process, not forwarded.
+                        for bad, status in ((999_999, 404), (2**31, 422), (10**12, 422)):
+                            with pytest.raises(ApiError) as refused:
+                                await direct.call("POST", f"/api/tables/{bad}/sit", {"seat": None})
+                            assert refused.value.status == status, refused.value.body
                     finally:
                         await direct.close()
         finally:
