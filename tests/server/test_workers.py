@@ -12,6 +12,7 @@ import asyncio
 import os
 import random
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -213,3 +214,63 @@ def test_a_player_sits_through_either_worker(workers: Workers) -> None:
             await operator.close()
 
     asyncio.run(scenario())
+
+
+def test_a_hung_worker_loses_its_tables_and_lets_go_when_it_wakes(workers: Workers) -> None:
+    """SIGSTOP a worker (alive, not answering, its heartbeat stale): after the lease the other worker
+    takes its table over and the game goes on there; when the hung one wakes it unloads the table (its
+    row names another owner) and closes that table's sockets with 4307. The table is never run by two."""
+
+    async def scenario() -> None:
+        server = workers.server
+        boots = {workers.health(slot)["boot"]: slot for slot in range(2)}
+        tables = [await open_table(server, 3, OVERRIDES) for _ in range(2)]
+        try:
+            owners = await _owners(server.database_url)
+            table = next(t for t in tables if boots[owners[t.id] or ""] == 0)
+            hung = workers.health(0)
+            live_port = workers.ports[1]
+            await _play_some([table], 4)
+            stale = table.clients[0]
+            os.kill(int(hung["pid"]), signal.SIGSTOP)
+            try:
+                deadline = time.monotonic() + 60
+                while (await _owners(server.database_url))[table.id] == hung["boot"]:
+                    assert time.monotonic() < deadline, "the table was not taken over"
+                    await asyncio.sleep(0.25)
+                assert (await _owners(server.database_url))[table.id] == workers.health(1)["boot"]
+                # The players carry on through the live worker (the public port may hand a new
+                # connection to the hung one, whose queue waits: its own port does not).
+                apis = [Api(f"http://127.0.0.1:{live_port}", p.token) for p in table.players[:3]]
+                for client in table.clients[1:]:
+                    await client.close()
+                table.clients = [api.table(table.id) for api in apis]
+                for client in table.clients:
+                    await client.connect()
+                    assert client.ws.remote_address[1] == live_port
+                before = await _play_versions(table, 4)
+            finally:
+                os.kill(int(hung["pid"]), signal.SIGCONT)
+            # Woken, the old owner lets go: the socket it still had is closed with 4307.
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                async with asyncio.timeout(20):
+                    while True:
+                        await stale.ws.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4307
+            assert (await _owners(server.database_url))[table.id] == workers.health(1)["boot"]
+            finals = await play_out(table, seed=9, timeout=120)
+            assert {f["status"] for f in finals} == {"finished"} and finals[0]["v"] > before
+            assert workers.health(0)["boot"] == hung["boot"]  # alive all along, never restarted
+            for api in apis:
+                await api.close()
+        finally:
+            for t in tables:
+                await t.close()
+
+    asyncio.run(scenario())
+
+
+async def _play_versions(table: Table, steps: int) -> int:
+    await _play_some([table], steps)
+    assert len({c.version for c in table.clients}) == 1
+    return int(table.clients[0].version or 0)
