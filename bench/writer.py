@@ -35,7 +35,8 @@ CLOCK = {
 async def main(url: str) -> dict[str, float]:
     engine = make_writer_engine(url)
     async with engine.begin() as conn:
-        user = {"id": 1, "name": "w", "password_hash": "-", "role": "player", "created_at": 0.0}
+        user = {"id": 1, "name": "w", "name_key": "w", "password_hash": "-", "role": "player",
+                "created_at": 0.0}  # fmt: skip
         await conn.execute(insert(User.__table__), [user])
         room = {"id": 1, "name": "w", "operator_id": 1, "preset": "p", "overrides": {}, "conventions": {},
                 "created_at": 0.0}  # fmt: skip

@@ -163,6 +163,9 @@ class TableClient:
         return message
 
 
+# Refusals that mean "not now": the action may succeed if sent again after a pause.
+_TRY_LATER = ("server_error", "table_busy")
+
 # Picks one of the legal actions; None means "not now" (the bot waits for the next step).
 Chooser = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
 
@@ -179,6 +182,7 @@ async def play_table(
     """
     pending: int | None = None
     acted_on: int | None = None  # the version we last acted on: one action per step
+    backoff = 0.0  # after the server could not take an action: wait before sending it again
     while True:
         current = client.last
         if current is not None:
@@ -192,7 +196,13 @@ async def play_table(
         message = await client.receive(timeout=idle_timeout)
         kind = message.get("type")
         if kind == "ack" and message.get("seq") == pending:
-            pending = None
+            pending, backoff = None, 0.0
+        elif kind == "error" and message.get("code") in _TRY_LATER and message.get("seq") == pending:
+            # The server could not store it (its database is away) or the table is flooded: sending it
+            # again at once would only add to the load. Wait longer each time, up to 5 s.
+            backoff = min(5.0, max(0.25, backoff * 2))
+            await asyncio.sleep(backoff)
+            pending, acted_on = None, None
         elif kind == "error" and message.get("code") == "rate_limited":
             # The frame was dropped unread: back off, then send the action again under a new number.
             await asyncio.sleep(0.25)

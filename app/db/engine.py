@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 
@@ -35,22 +35,40 @@ def make_engine(
         else:
             engine = create_async_engine(url, connect_args={"timeout": 30}, json_serializer=_json)
 
-        @event.listens_for(engine.sync_engine, "connect")
-        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            # FULL: a commit is on disk before the server acknowledges the action.
-            cursor.execute("PRAGMA synchronous=FULL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA busy_timeout=30000")
-            cursor.close()
-
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     if writer:
         return create_async_engine(url, pool_size=2, max_overflow=0, json_serializer=_json)
     return create_async_engine(
         url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True, json_serializer=_json
     )
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    # FULL: a commit is on disk before the server acknowledges the action.
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def make_sqlite_batch_engine(engine: AsyncEngine) -> Engine | None:
+    """For a SQLite writer: a synchronous engine on the same file, used from one thread, so a whole batch
+    is one hand-over to that thread instead of one per statement (None for other databases)."""
+    if engine.dialect.name != "sqlite":
+        return None
+    url = engine.url.set(drivername="sqlite")
+    batch = create_engine(
+        url,
+        connect_args={"timeout": 30, "check_same_thread": False},
+        json_serializer=_json,
+        pool_size=1,
+        max_overflow=0,
+    )
+    event.listen(batch, "connect", _sqlite_pragmas)
+    return batch
 
 
 def make_writer_engine(url: str) -> AsyncEngine:

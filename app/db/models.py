@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, false
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, false, true
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -48,6 +48,38 @@ class Room(Base):
     conventions: Mapped[dict[str, Any]] = mapped_column(JSON)
     closed: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[float] = mapped_column(Float)
+    # A private room seats only invited players (app.server.privacy); ``spectators`` says whether anyone
+    # else may watch its tables.
+    private: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    spectators: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+
+
+class RoomInvite(Base):
+    """A player invited to a private room: by name by its operator, or through an invite link they opened
+    (``link_id``). Uninviting deletes the row (the audit log keeps the record)."""
+
+    __tablename__ = "room_invites"
+    __table_args__ = (UniqueConstraint("room_id", "user_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    invited_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    link_id: Mapped[int | None] = mapped_column(ForeignKey("room_links.id"), nullable=True)
+    at: Mapped[float] = mapped_column(Float)
+
+
+class RoomLink(Base):
+    """An invite link to a private room: a random token in a URL of the site; revoked, it grants no more
+    invites (those it granted stay until the operator withdraws them)."""
+
+    __tablename__ = "room_links"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[float] = mapped_column(Float)
+    revoked_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    uses: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class GameTable(Base):

@@ -43,7 +43,9 @@ def _trick(trick: tuple[tuple[int, Any], ...]) -> list[list[Any]]:
     return [[hand, card.text] for hand, card in trick]
 
 
-def view(state: TableState, viewer: int | None) -> dict[str, Any]:
+def view(state: TableState, viewer: int | None, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The viewer's picture of the table. ``legal``: the viewer's legal actions as JSON when the caller has
+    already listed them (the server sends them beside the view), so they are not listed twice."""
     out: dict[str, Any] = {
         "seats": state.seats,
         "dealer": state.dealer,
@@ -95,5 +97,5 @@ def view(state: TableState, viewer: int | None) -> dict[str, Any]:
         if state.phase is Phase.DISCARD:
             out["legal"] = [{"type": "discard", "seat": viewer, "choose": 2}]
         else:
-            out["legal"] = [a.to_json() for a in legal_actions(state)]
+            out["legal"] = legal if legal is not None else [a.to_json() for a in legal_actions(state)]
     return out

@@ -117,7 +117,7 @@ class EventFrame(_Message):
 
 
 class GameOutcome(_Message):
-    """How the game ended: ``reason`` is pool_complete, timeout or interrupted."""
+    """How the game ended: ``reason`` is pool_complete, timeout, interrupted or server_fault."""
 
     reason: str
     settlement: dict[str, Any] | None = None

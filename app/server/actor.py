@@ -23,9 +23,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
 from app.engine.conventions import Conventions
 from app.engine.events import Event
+from app.engine.scoring import ScoringError
 from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
 from app.server import metrics
 from app.server.commands import (
@@ -47,14 +50,16 @@ from app.server.commands import (
 )
 from app.server.connection import Connection
 from app.server.context import ServerContext
-from app.server.persistence import StepWrite, clock_record
-from app.server.publishing import publish_presence, publish_update, send_snapshot
+from app.server.loading import StoredTable, next_award_revision, read_table
+from app.server.persistence import StepWrite, WriteRefused, clock_record
+from app.server.publishing import ViewCache, publish_presence, publish_update, send_snapshot
 from app.server.robot import run_off_loop, solver_robot
 from app.server.robot_levels import robot_level
 from app.table import (
     AwardDeal,
     ClockExpiry,
     Game,
+    JudgeSheet,
     Resume,
     RobotRequired,
     SeatAction,
@@ -64,6 +69,7 @@ from app.table import (
     TableCommand,
     TableRefused,
     TableStatus,
+    abort,
     start_game,
     step,
 )
@@ -80,6 +86,26 @@ _SYSTEM_RANDOM = secrets.SystemRandom()  # RULES §1.3: shuffling uses a cryptog
 
 def _shuffle() -> Shuffle:
     return shuffle_action(_SYSTEM_RANDOM)
+
+
+# The commands that move the game on: a fault in their step would recur on every later move.
+_DRIVING = (SeatAction, ClockExpiry, Resume)
+# Commands that change nothing stored: they need no reread of an unsure table first.
+_READ_ONLY = (Connect, Disconnect, Resync)
+# Commands refused with `table_busy` when too many wait: clients' and REST callers', never the table's own.
+_SHEDDABLE = (Act, Resync, Sit, Leave, Stop, Award, Judge)
+_BUSY = "the table is busy; try again in a moment"
+
+
+def _shed(command: Command) -> None:
+    match command:
+        case Act(conn, seq):
+            conn.send(ErrorMessage(code="table_busy", message=_BUSY, seq=seq))
+        case Resync(conn):
+            conn.resync_pending = False  # the client may ask again
+            conn.send(ErrorMessage(code="table_busy", message=_BUSY))
+        case _:
+            fail(command, SeatError("table_busy", _BUSY))
 
 
 def _normalised(data: dict[str, Any], seat: int) -> dict[str, Any] | None:
@@ -122,8 +148,12 @@ class TableActor:
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._failures = 0  # failed commits in a row; > 0: the clocks are frozen
+        # A commit failed without a definite "not stored": the database may hold it (the reply was lost).
+        # The table rereads itself from the log before its next change.
+        self._unsure = False
         self._retry: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        self._views = ViewCache()
 
     @property
     def status(self) -> str:
@@ -149,6 +179,12 @@ class TableActor:
             fail(self.queue.get_nowait(), SeatError("table_closed", "the table was unloaded; try again"))
 
     def submit(self, command: Command) -> None:
+        """Queue a command. Players', spectators' and REST callers' commands are refused with
+        ``table_busy`` beyond ``table_queue_limit`` waiting (the table's timers, connections and
+        disconnections always get in: there are at most a few of them per connection)."""
+        if isinstance(command, _SHEDDABLE) and self.queue.qsize() >= self.ctx.settings.table_queue_limit:
+            _shed(command)
+            return
         self.queue.put_nowait(command)
 
     async def _run(self) -> None:
@@ -161,7 +197,11 @@ class TableActor:
             self._arm_timer()
 
     async def _guarded(self, command: Command | None) -> None:
+        if isinstance(command, Retry):
+            self._retry = None
         try:
+            if self._unsure and not isinstance(command, _READ_ONLY):
+                await self._reconcile()
             if command is None:
                 await self._recover_moves()
             else:
@@ -206,7 +246,6 @@ class TableActor:
                     metrics.timeout_fired(self._deadline(), mono_ms())  # admin: metrics hook
                     await self._run_step(ClockExpiry())
             case Retry():
-                self._retry = None
                 if self._failures:
                     await self._retry_store()
             case Stop(reason, reply):
@@ -344,6 +383,8 @@ class TableActor:
             result = await self._run_step(SeatAction(seat, action, lag_ms), client=(seat, seq))
         except (EngineError, TableRefused) as exc:
             return reject(exc.code, str(exc))
+        except SeatError as exc:  # the step failed and the game was ended (or could not be)
+            return reject(exc.code, exc.message)
         except Exception:
             # Not committed, so not applied: the client may send the same command again.
             reject("server_error", "the action could not be stored; nothing changed")
@@ -358,6 +399,12 @@ class TableActor:
     async def _on_award(self, award: Award) -> None:
         if self.game is None:
             raise SeatError("not_playing", "no game was played at this table")
+        # Awards of one deal go through its table only, one at a time: the next revision number is free.
+        revision = await next_award_revision(self.ctx, award.deal_id)
+        if award.entry:
+            award.entry["revision"] = revision
+        if award.audit:
+            award.audit["detail"] = {**award.audit.get("detail", {}), "revision": revision}
         await self._run_step(
             AwardDeal(award.record, award.result, award.revise),  # admin: revisions
             adjudication=(award.deal_id, award),
@@ -370,6 +417,7 @@ class TableActor:
                     "table": self.table_id,
                     "status": game.status.value,
                     "settlement": None if game.outcome is None else game.outcome.settlement,
+                    "revision": revision,
                 }
             )
         self._unload_if_idle()
@@ -395,6 +443,46 @@ class TableActor:
                 self._publish(list(started.events), sheet_changed=True)
         elif not self.game.is_over:
             await self._run_step(Resume())
+
+    def restore(self, stored: StoredTable) -> None:
+        """Take the table as stored (on load, and after a commit whose outcome was unknown)."""
+        self._status = TableStatus(stored.status)
+        self.version = stored.version
+        self.seat_users = list(stored.seat_users)
+        self.seat_names = list(stored.seat_names)
+        self.last_seq = list(stored.last_seq)
+        self.last_action = list(stored.last_action)
+        self.next_action_seq = stored.next_action_seq
+        self.game = stored.game
+
+    async def _reconcile(self) -> None:
+        """After a commit whose outcome is unknown, learn it from the database before the next change: if
+        it was stored after all (the reply was lost), take the table as stored and send every connection a
+        snapshot; the seat on move is charged nothing for the time the table could not store (§8.1)."""
+        try:
+            version = await self.ctx.writer.stored_version(self.table_id)
+            moved = version is not None and version != self.version
+            stored = await read_table(self.ctx, self.table_id) if moved else None
+        except Exception:
+            self._store_failed()  # still unreachable: clocks stay frozen, tried again on the timer
+            raise
+        if version is None or version == self.version:
+            self._unsure = False
+            return
+        if stored is None:
+            self._unsure = False
+            raise SeatError("table_closed", "the table is gone")
+        log.warning("table %s: a commit reported failed was stored (v%s, not v%s); reloaded from the log",
+                    self.table_id, stored.version, self.version)  # fmt: skip
+        self.restore(stored)
+        game = self.game
+        if game is not None:
+            # The database just answered: the seat on move counts from now, not from the lost commit.
+            self.game = replace(game, clock=game.clock.resume_after_crash(mono_ms(), 0))
+        self._unsure = False
+        for conn in list(self.connections):
+            conn.seat = self._seat_of(conn.user_id)
+            self._send_snapshot(conn)
 
     async def _start_if_full(self, users: list[int | None], now: int) -> Step | None:
         """The step that starts the game, when every seat of ``users`` is taken."""
@@ -430,9 +518,47 @@ class TableActor:
             raise TableRefused("not_started", "the game has not started")
         now = mono_ms()
         game = self._thawed(stored_game, now)
-        result = await self._compute(lambda moves: step(game, command, now_ms=now, moves=moves))
+        try:
+            result = await self._compute(lambda moves: step(game, command, now_ms=now, moves=moves))
+        except (EngineError, TableRefused):
+            raise
+        except Exception as exc:
+            if isinstance(exc, ScoringError) and isinstance(command, AwardDeal | JudgeSheet):
+                # An award or a sanction the table's sheet cannot write (its conventions refuse it): nothing
+                # changed, and the administrator is told why.
+                code = "invalid_sanction" if isinstance(command, JudgeSheet) else "invalid_award"
+                raise SeatError(code, str(exc)) from exc
+            if not isinstance(command, _DRIVING):
+                # An administrator's or operator's command failed: nothing changed, the game goes on.
+                log.exception("table %s: %s failed", self.table_id, type(command).__name__)
+                raise SeatError("server_fault", f"the table could not apply it: {exc}") from exc
+            # A fault in the table's own step (a bug, not the database): the same step would fail again on
+            # every later move, so the game ends here, typed, with the fault recorded (issue 13 §7).
+            log.exception("table %s: the step failed; the game is ended", self.table_id)
+            await self._run_abort(game, now, exc)
+            raise SeatError("server_error", "the table failed and its game was ended") from exc
         if not result.changed:
             return result
+        await self._store(game, result, now, client=client, adjudication=adjudication)
+        return result
+
+    async def _run_abort(self, game: Game, now: int, exc: Exception) -> None:
+        """End the game after a fault in its step (`app.table.abort`), stored and published like a step."""
+        if game.is_over:
+            return
+        result = abort(game, f"{type(exc).__name__}: {exc}", now_ms=now)
+        await self._store(game, result, now)
+
+    async def _store(
+        self,
+        game: Game,
+        result: Step,
+        now: int,
+        *,
+        client: tuple[int, int] | None = None,
+        adjudication: tuple[int, Award] | None = None,
+    ) -> None:
+        """Store the step computed from ``game`` at ``now``, then adopt and publish it."""
         write = StepWrite()
         stored = write.add_step(
             self.table_id,
@@ -452,13 +578,18 @@ class TableActor:
                 "by": award.admin,
                 "at": time.time(),
             }
+            if award.entry:
+                outcome = result.game.outcome
+                settlement = None if outcome is None else outcome.settlement
+                write.award_rows.append({**award.entry, "settlement": settlement})
+            if award.audit:
+                write.audit_rows.append(award.audit)
         await self._commit(write)
         self.next_action_seq += stored
         if client is not None:
             self.last_seq[client[0]] = client[1]
         self.game = result.game.with_server_time(now, mono_ms())
         self._publish(list(result.events), sheet_changed=result.game.sheet is not game.sheet)
-        return result
 
     async def _compute(self, work: Callable[[ServerMoves], Step]) -> Step:
         """Run a step on the loop; if it needs the solver robot, run it again off the loop with the robot."""
@@ -478,7 +609,12 @@ class TableActor:
         try:
             with metrics.commit_timer():  # admin: metrics hook
                 await self.ctx.writer.commit(self.table_id, version, write)
-        except Exception:
+        except IntegrityError as exc:
+            # The database refused the rows (a key taken meanwhile): definitely not stored, and the database
+            # is up, so the clocks run on.
+            raise SeatError("conflict", "the change conflicts with one stored meanwhile; try again") from exc
+        except Exception as exc:
+            self._unsure = self._unsure or not isinstance(exc, WriteRefused)
             self._store_failed()
             raise
         if version is not None:
@@ -530,6 +666,7 @@ class TableActor:
             sheet_changed=sheet_changed,
             now_ms=mono_ms(),
             actions=self.next_action_seq - 1,
+            cache=self._views,
         )
 
     def _publish_presence(self) -> None:
@@ -547,6 +684,7 @@ class TableActor:
             last_seq=0 if seat is None else self.last_seq[seat],
             now_ms=mono_ms(),
             actions=self.next_action_seq - 1,
+            cache=self._views,
         )
 
     # ---- the clock timer -------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from app.server.middleware import BodyLimit, SecurityHeaders
 from app.server.persistence import GroupWriter
 from app.server.ratelimit import KeyedLimiter
 from app.server.registry import recover_all, recover_owned, shutdown_all
-from app.server.routes import archive, auth, history, lobby, operator, ops, sanctions, users
+from app.server.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
 from app.server.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.settings import Settings, get_settings
 from app.server.ws import router as ws_router
@@ -117,6 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(archive.router)
     app.include_router(sanctions.router)
     app.include_router(operator.router)
+    app.include_router(invites.router)
     app.include_router(users.router)
     app.include_router(ops.router)
     app.include_router(ws_router)

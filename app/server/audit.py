@@ -22,3 +22,9 @@ def audit(session: AsyncSession, actor: User, action: str, target: str, **detail
             detail=detail,
         )
     )
+
+
+def audit_row(actor: User, action: str, target: str, *, at: float, **detail: Any) -> dict[str, Any]:
+    """The entry as a row for a write that is not a session's (a table's step stores it with its change)."""
+    return {"at": at, "actor_id": actor.id, "actor_name": actor.name, "action": action, "target": target,
+            "detail": detail}  # fmt: skip

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import delete, func, select, update
 from starlette.requests import HTTPConnection
 
-from app.db.models import GameTable, ServerState, WorkerSlot
+from app.db.models import GameTable, Room, ServerState, WorkerSlot
 from app.server.errors import ApiError
 from app.server.persistence import HEARTBEAT_PREFIX, read_heartbeats, wall_ms
 
@@ -39,6 +39,7 @@ LIVE = ("waiting", "playing")
 # reason is the websocket URL of the worker that does (reconnect there with the same ticket).
 CLOSE_MOVED = 4307
 ADOPT_PER_TICK = 200
+WATCHER_RECHECK_TICKS = 5
 
 
 class TableElsewhere(ApiError):
@@ -255,6 +256,8 @@ class Cluster:
                 except Exception:
                     log.exception("table %s could not be taken over", table_id)
         self._ticks += 1
+        if self._ticks % WATCHER_RECHECK_TICKS == 0:
+            await self._recheck_watchers(ctx)
         if self._ticks % 60 == 0:
             await forget_used_tickets(ctx)
             await self._forget_dead(ctx)
@@ -284,6 +287,29 @@ class Cluster:
                 for conn in list(ctx.table_connections.get(table_id, ())):
                     conn.close(CLOSE_MOVED)
                 await actor.stop()
+
+    async def _recheck_watchers(self, ctx: ServerContext) -> None:
+        """A room turned private (or closed to spectators) at another worker: that worker closed only its
+        own tables' spectators; this one closes those of its tables within a few ticks."""
+        from app.server.privacy import close_unwelcome_watchers
+
+        watched = [
+            table_id
+            for table_id, actor in list(ctx.tables.items())
+            if any(c.seat is None for c in actor.connections)
+        ]
+        if not watched:
+            return
+        async with ctx.sessions() as session:
+            rooms = (
+                await session.scalars(
+                    select(Room).where(
+                        Room.id.in_(select(GameTable.room_id).where(GameTable.id.in_(watched)))
+                    )
+                )
+            ).all()
+            for room in rooms:
+                await close_unwelcome_watchers(ctx, session, room)
 
     async def _orphans(self, ctx: ServerContext) -> list[int]:
         live = [b for b in self.beats if self.live(b)] + [self.boot]

@@ -96,6 +96,10 @@ class Award:
     admin: str
     reply: asyncio.Future[dict[str, Any]]
     revise: bool = False  # admin: a later award of a deal already awarded (a new recorded entry)
+    # Its entry in the deal's history of awards (the settlement is added by the table) and its audit line,
+    # both stored in the same commit as the award.
+    entry: dict[str, Any] = field(default_factory=dict)
+    audit: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -17,7 +17,6 @@ from typing import Any
 from fastapi import WebSocket
 from pydantic import BaseModel
 
-from app.protocol.messages import SnapshotMessage
 from app.server import metrics
 
 _ids = itertools.count(1)
@@ -88,8 +87,6 @@ class Connection:
         """Queue one frame; a ``str`` is sent as it is (a frame encoded once for many connections)."""
         if self.closed.is_set():
             return
-        if isinstance(message, SnapshotMessage):
-            self.resync_pending = False
         metrics.frame_sent(message)
         if isinstance(message, str):
             text = message

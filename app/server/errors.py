@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 SEAT_ERROR_STATUS = {
@@ -18,8 +19,27 @@ SEAT_ERROR_STATUS = {
     "not_pending": 409,
     "award_ends_pulya": 409,
     "table_closed": 503,
+    "table_busy": 503,
+    "conflict": 409,
+    "server_fault": 500,
     "server_error": 503,
 }
+
+
+# The database cannot be reached (refused, reset, timed out, or the driver's connection is unusable): a 503
+# to try again, not a 500. A refused statement (an integrity error, say) is not among them.
+DATABASE_DOWN: tuple[type[Exception], ...] = (
+    OperationalError, InterfaceError, ConnectionError, TimeoutError,
+)  # fmt: skip
+DATABASE_RETRY_AFTER = "2"
+
+
+def database_unavailable() -> JSONResponse:
+    return JSONResponse(
+        {"error": "database_unavailable", "message": "the database is unavailable; try again shortly"},
+        status_code=503,
+        headers={"Retry-After": DATABASE_RETRY_AFTER},
+    )
 
 
 HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
@@ -59,6 +79,12 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(
             {"error": code, "message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
         )
+
+    async def _database_down(_request: Request, _exc: Exception) -> JSONResponse:
+        return database_unavailable()
+
+    for kind in DATABASE_DOWN:
+        app.add_exception_handler(kind, _database_down)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

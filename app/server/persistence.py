@@ -21,15 +21,26 @@ import secrets
 import time
 from collections import defaultdict
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, Engine, Executable, Table, and_, bindparam, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.clock import ReserveClock
-from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, ServerState, TableSeat
+from app.db.engine import make_sqlite_batch_engine
+from app.db.models import (
+    ActionRecord,
+    AuditEntry,
+    Award,
+    DealRecord,
+    GameTable,
+    InterruptedDeal,
+    ServerState,
+    TableSeat,
+)
 from app.table import Game, Step
 
 log = logging.getLogger(__name__)
@@ -38,6 +49,8 @@ _ACTIONS: Table = ActionRecord.__table__  # type: ignore[assignment]
 _DEALS: Table = DealRecord.__table__  # type: ignore[assignment]
 _INTERRUPTED: Table = InterruptedDeal.__table__  # type: ignore[assignment]
 _SEATS: Table = TableSeat.__table__  # type: ignore[assignment]
+_AWARDS: Table = Award.__table__  # type: ignore[assignment]
+_AUDIT: Table = AuditEntry.__table__  # type: ignore[assignment]
 _TABLES: Table = GameTable.__table__  # type: ignore[assignment]
 _STATE: Table = ServerState.__table__  # type: ignore[assignment]
 
@@ -93,6 +106,9 @@ class StepWrite:
     seat_removed: int | None = None
     seat_seq: tuple[int, int] | None = None  # (seat, client seq) applied by this step
     adjudications: dict[int, dict[str, Any]] = field(default_factory=dict)  # archive row id -> award
+    # The award's entry in the deal's history of awards and its audit line: stored with the award itself.
+    award_rows: list[dict[str, Any]] = field(default_factory=list)
+    audit_rows: list[dict[str, Any]] = field(default_factory=list)
 
     def add_step(
         self,
@@ -200,6 +216,12 @@ class GroupWriter:
         self._tasks: list[asyncio.Task[None]] = []
         self.batches = 0
         self.committed = 0
+        self._closing = False
+        # SQLite: batches go to one thread with a synchronous engine (`make_sqlite_batch_engine`).
+        self._batch_engine: Engine | None = make_sqlite_batch_engine(engine)
+        self._batch_thread = (
+            None if self._batch_engine is None else ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
+        )
 
     async def start(self) -> None:
         async with self.engine.begin() as conn:
@@ -212,20 +234,23 @@ class GroupWriter:
         ]
 
     async def close(self) -> None:
-        """Commit what is waiting, then stop."""
+        """Commit what is waiting, then stop (the writer's loop ends once it has answered every batch it
+        took: a batch is never cut off between its commit and its answers)."""
         for task in self._tasks[1:]:
             task.cancel()
             await asyncio.wait({task})
-        while not self._queue.empty():
-            await self._write_batch(self._take())
+        self._closing = True
+        self._wake.set()
         if self._tasks:
-            self._tasks[0].cancel()
             await asyncio.wait({self._tasks[0]})
         self._tasks = []
         while not self._queue.empty():  # anything that raced the stop gets its answer
             pending = self._queue.get_nowait()
             if not pending.done.done():
                 pending.done.set_exception(WriteRefused("the server is stopping"))
+        if self._batch_thread is not None and self._batch_engine is not None:
+            await asyncio.to_thread(self._batch_thread.shutdown, True)
+            self._batch_engine.dispose()
 
     async def commit(self, table_id: int, version: int | None, write: StepWrite) -> None:
         """Store ``write`` (and the table's new ``version``); returns once committed, raises if not."""
@@ -239,6 +264,15 @@ class GroupWriter:
         self._wake.set()
         await done
 
+    async def stored_version(self, table_id: int) -> int | None:
+        """The table's version as committed (None: no such table): what a commit with an unknown outcome
+        did is read back from here."""
+        async with self.engine.connect() as conn:
+            version: int | None = (
+                await conn.execute(select(_TABLES.c.version).where(_TABLES.c.id == table_id))
+            ).scalar_one_or_none()
+        return version
+
     # ---- the loop -----------------------------------------------------------------------------------
 
     async def _heartbeat(self) -> None:
@@ -251,13 +285,14 @@ class GroupWriter:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            if self._queue.empty() and self._beat is None:
-                continue
-            if self.window > 0 and self._queue.qsize() < self.max_batch:
-                # Let the other tables' steps of this instant join the batch.
-                await asyncio.sleep(self.window)
-            while not self._queue.empty() or self._beat is not None:
-                await self._write_batch(self._take())
+            if not self._queue.empty() or self._beat is not None:
+                if self.window > 0 and self._queue.qsize() < self.max_batch and not self._closing:
+                    # Let the other tables' steps of this instant join the batch.
+                    await asyncio.sleep(self.window)
+                while not self._queue.empty() or self._beat is not None:
+                    await self._write_batch(self._take())
+            if self._closing and self._queue.empty():
+                return
 
     def _take(self) -> list[_Pending]:
         batch: list[_Pending] = []
@@ -267,21 +302,32 @@ class GroupWriter:
 
     async def _write_batch(self, batch: list[_Pending]) -> None:
         beat, self._beat = self._beat, None
+        statements = _statements(batch)
+        if beat is not None:
+            statements.append(
+                (
+                    update(_STATE)
+                    .where(_STATE.c.key == HEARTBEAT_PREFIX + self.boot.id)
+                    .values(value=str(beat)),
+                    None,
+                )
+            )
         try:
-            async with self.engine.begin() as conn:
-                await _execute(conn, batch)
-                if beat is not None:
-                    await conn.execute(
-                        update(_STATE)
-                        .where(_STATE.c.key == HEARTBEAT_PREFIX + self.boot.id)
-                        .values(value=str(beat))
-                    )
+            if self._batch_thread is not None and self._batch_engine is not None:
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(self._batch_thread, _run_sync, self._batch_engine, statements)
+            else:
+                async with self.engine.begin() as conn:
+                    for statement, rows in statements:
+                        await conn.execute(statement, rows)
         except Exception as exc:
             if isinstance(exc, IntegrityError) and len(batch) > 1:
                 # One table's bad row must not fail the others: each alone, once.
                 log.warning(
                     "group commit of %d writes failed (%s); committing them one by one", len(batch), exc
                 )
+                if beat is not None and self._beat is None:
+                    self._beat = beat  # written with the first of them
                 for pending in batch:
                     await self._write_batch([pending])
                 return
@@ -297,7 +343,20 @@ class GroupWriter:
                 pending.done.set_result(None)
 
 
-async def _execute(conn: AsyncConnection, batch: Iterable[_Pending]) -> None:
+_Statement = tuple[Executable, list[dict[str, Any]] | None]
+
+
+def _run_sync(engine: Engine, statements: list[_Statement]) -> None:
+    with engine.begin() as conn:
+        _execute_all(conn, statements)
+
+
+def _execute_all(conn: Connection, statements: list[_Statement]) -> None:
+    for statement, rows in statements:
+        conn.execute(statement, rows)
+
+
+def _statements(batch: Iterable[_Pending]) -> list[_Statement]:
     """One batch as a handful of ``executemany`` statements, in an order the foreign keys accept."""
     actions: list[dict[str, Any]] = []
     deals: list[dict[str, Any]] = []
@@ -306,6 +365,8 @@ async def _execute(conn: AsyncConnection, batch: Iterable[_Pending]) -> None:
     removed: list[dict[str, Any]] = []
     seqs: list[dict[str, Any]] = []
     awards: list[dict[str, Any]] = []
+    award_rows: list[dict[str, Any]] = []
+    audit_rows: list[dict[str, Any]] = []
     tables: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for pending in batch:
         write, table_id = pending.write, pending.table_id
@@ -318,58 +379,57 @@ async def _execute(conn: AsyncConnection, batch: Iterable[_Pending]) -> None:
         if write.seat_seq is not None:
             seqs.append({"t": table_id, "s": write.seat_seq[0], "q": write.seat_seq[1]})
         awards += [{"i": row_id, "a": award} for row_id, award in write.adjudications.items()]
+        award_rows += write.award_rows
+        audit_rows += write.audit_rows
         fields = dict(write.table)
         if pending.version is not None:
             fields["version"] = pending.version
         if fields:
             # Rows that set the same columns go in one statement.
             tables[tuple(sorted(fields))].append({"t": table_id, **{f"v_{k}": v for k, v in fields.items()}})
-    if seats:
-        await _insert(conn, _SEATS, seats)
+    out: list[_Statement] = []
+    out += _inserts(_SEATS, seats)
     if removed:
-        await conn.execute(
-            delete(_SEATS).where(and_(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s"))),
-            removed,
-        )
-    if actions:
-        await _insert(conn, _ACTIONS, actions)
-    if deals:
-        await _insert(conn, _DEALS, deals)
-    if interrupted:
-        await _insert(conn, _INTERRUPTED, interrupted)
+        seat_row = and_(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s"))
+        out.append((delete(_SEATS).where(seat_row), removed))
+    out += _inserts(_ACTIONS, actions)
+    out += _inserts(_DEALS, deals)
+    out += _inserts(_INTERRUPTED, interrupted)
     if seqs:
-        await conn.execute(
-            update(_SEATS)
-            .where(and_(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s")))
-            .values(last_client_seq=bindparam("q")),
-            seqs,
+        out.append(
+            (
+                update(_SEATS)
+                .where(and_(_SEATS.c.table_id == bindparam("t"), _SEATS.c.seat == bindparam("s")))
+                .values(last_client_seq=bindparam("q")),
+                seqs,
+            )
         )
     if awards:
-        await conn.execute(
-            update(_INTERRUPTED)
-            .where(_INTERRUPTED.c.id == bindparam("i"))
-            .values(adjudication=bindparam("a")),
-            awards,
-        )
+        adjudicate = update(_INTERRUPTED).where(_INTERRUPTED.c.id == bindparam("i"))
+        out.append((adjudicate.values(adjudication=bindparam("a")), awards))
+    out += _inserts(_AWARDS, award_rows)
+    out += _inserts(_AUDIT, audit_rows)
     for columns, rows in tables.items():
-        await conn.execute(
-            update(_TABLES)
-            .where(_TABLES.c.id == bindparam("t"))
-            .values({column: bindparam(f"v_{column}") for column in columns}),
-            rows,
+        out.append(
+            (
+                update(_TABLES)
+                .where(_TABLES.c.id == bindparam("t"))
+                .values({column: bindparam(f"v_{column}") for column in columns}),
+                rows,
+            )
         )
+    return out
 
 
-async def _insert(conn: AsyncConnection, table: Table, rows: list[dict[str, Any]]) -> None:
-    """Insert rows, leaving out None values: a JSON column given None would store JSON ``null``, not SQL
+def _inserts(table: Table, rows: list[dict[str, Any]]) -> list[_Statement]:
+    """Inserts of rows, leaving out None values: a JSON column given None would store JSON ``null``, not SQL
     NULL (what the queries for "no sheet", "not adjudicated" look for); rows with the same columns go in
     one ``executemany``."""
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         present = {k: v for k, v in row.items() if v is not None}
         groups[tuple(present)].append(present)
-    for group in groups.values():
-        await conn.execute(insert(table), group)
+    return [(insert(table), group) for group in groups.values()]
 
 
 async def read_heartbeats(engine: AsyncEngine) -> dict[str, int]:

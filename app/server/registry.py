@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 
 from sqlalchemy import select
 
-from app.clock import ClockSettings, ReserveClock
-from app.db.models import ActionRecord, GameTable, InterruptedDeal, TableSeat, User
-from app.engine import action_from_json, replay
-from app.engine.conventions import Conventions
-from app.engine.scoring import ScoreSheet
+from app.db.models import GameTable
 from app.server.actor import TableActor
 from app.server.cluster import TableElsewhere
 from app.server.commands import mono_ms
 from app.server.context import ServerContext
+from app.server.loading import read_table
 from app.server.persistence import (
     StepWrite,
     charge_after_crash,
@@ -29,7 +27,7 @@ from app.server.persistence import (
     read_heartbeats,
 )
 from app.server.robot_seats import attach_robots
-from app.table import Game, Outcome, TableStatus, Termination
+from app.table import TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -55,80 +53,37 @@ async def place_table(ctx: ServerContext, table_id: int) -> None:
 
 
 async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
-    """Rebuild a table from its rows: seats, the replayed action log, the clocks, the score sheet."""
-    async with ctx.sessions() as session:
-        row = await session.get(GameTable, table_id)
-        if row is None:
-            return None
-        seats = (
-            await session.execute(
-                select(TableSeat, User.name)
-                .join(User, User.id == TableSeat.user_id)
-                .where(TableSeat.table_id == table_id)
-            )
-        ).all()
-        log_rows = (
-            await session.execute(
-                select(ActionRecord.action, ActionRecord.user_id, ActionRecord.client_seq)
-                .where(ActionRecord.table_id == table_id)
-                .order_by(ActionRecord.seq)
-            )
-        ).all()
-        actions = [action for action, _, _ in log_rows]
-        pending = (
-            (
-                await session.execute(
-                    select(InterruptedDeal.deal_number)
-                    .where(InterruptedDeal.table_id == table_id, InterruptedDeal.adjudication.is_(None))
-                    .order_by(InterruptedDeal.deal_number)
-                )
-            )
-            .scalars()
-            .all()
-        )
+    """Rebuild a table from its rows (`app.server.loading`), resume its clock and start its task."""
+    stored = await read_table(ctx, table_id)
+    if stored is None:
+        return None
     if table_id in ctx.tables:  # loaded concurrently meanwhile
         return ctx.tables[table_id]
-    conventions = Conventions.model_validate(row.conventions)
     actor = TableActor(
         ctx,
-        row.id,
-        row.seats,
-        conventions,
-        first_dealer=row.first_dealer,
-        status=row.status,
-        version=row.version,
+        stored.table_id,
+        stored.seats,
+        stored.conventions,
+        first_dealer=stored.first_dealer,
+        status=stored.status,
+        version=stored.version,
     )
-    for seat_row, name in seats:
-        actor.seat_users[seat_row.seat] = seat_row.user_id
-        actor.seat_names[seat_row.seat] = name
-        actor.last_seq[seat_row.seat] = seat_row.last_client_seq
-    applied = {(user, seq): action for action, user, seq in log_rows if seq is not None}
-    for seat, user in enumerate(actor.seat_users):
-        actor.last_action[seat] = applied.get((user, actor.last_seq[seat]))
-    actor.next_action_seq = len(actions) + 1
-    if row.status != "waiting":
-        state = replay([action_from_json(a) for a in actions], row.seats, conventions, row.first_dealer)
-        resumed = row.status == "playing" and row.clock is not None
-        if row.clock is not None:
-            clock = ReserveClock.from_json(row.clock)
-            # A restart: the downtime is not charged to anyone (RULES §8.1: the clock runs only while
-            # the table waits for a player, and a dead server waits for nobody).
-            clock = clock.resume_after_crash(mono_ms(), charge_after_crash(row.clock, ctx.heartbeats))
-        else:
-            clock = ReserveClock.new(row.seats, ClockSettings.from_conventions(conventions))
-        sheet = ScoreSheet.from_json(row.sheet) if row.sheet else ScoreSheet.new(row.seats, conventions)
-        outcome = None
-        if row.finish_reason is not None and row.settlement is not None:
-            outcome = Outcome(Termination(row.finish_reason), row.settlement)
-        actor.game = Game(state, clock, sheet, TableStatus(row.status), outcome, tuple(pending))
-        if resumed:
+    actor.restore(stored)
+    game = actor.game
+    if game is not None and stored.clock_json is not None:
+        # A restart: the downtime is not charged to anyone (RULES §8.1: the clock runs only while the
+        # table waits for a player, and a dead server waits for nobody).
+        thought = charge_after_crash(stored.clock_json, ctx.heartbeats)
+        clock = game.clock.resume_after_crash(mono_ms(), thought)
+        actor.game = replace(game, clock=clock)
+        if stored.status == TableStatus.PLAYING.value:
             record = clock_record(clock, ctx.writer.boot, mono_ms())
             await ctx.writer.commit(table_id, None, StepWrite(table={"clock": record}))
             if table_id in ctx.tables:
                 return ctx.tables[table_id]
     ctx.tables[table_id] = actor
     actor.start()
-    if row.status in LIVE:
+    if stored.status in LIVE:
         attach_robots(ctx, actor)
     return actor
 

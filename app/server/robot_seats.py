@@ -20,6 +20,7 @@ import logging
 import time
 from typing import Any, cast
 
+import orjson
 from fastapi import WebSocket
 from pydantic import BaseModel
 from sqlalchemy import select
@@ -75,8 +76,14 @@ class RobotPlayer(Connection):
         self._task = asyncio.create_task(self._play(), name=f"robot-{self.actor.table_id}-{self.user_name}")
 
     def send(self, message: BaseModel | dict[str, Any] | str) -> None:
-        if isinstance(message, str):  # an update encoded once for every viewer of its kind (publishing)
-            message = UpdateMessage.model_validate_json(message)
+        if isinstance(message, str):  # a snapshot or an update, encoded once (publishing)
+            data = orjson.loads(message)
+            if data.get("type") == "snapshot":
+                message = SnapshotMessage.model_validate(data)
+            elif data.get("type") == "update":
+                message = UpdateMessage.model_validate(data)
+            else:
+                return
         if isinstance(message, SnapshotMessage):
             self.seq = max(self.seq, message.last_seq)
         if isinstance(message, SnapshotMessage | UpdateMessage):

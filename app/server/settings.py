@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     resync_burst: float = Field(3.0, ge=1)
     max_connections_per_user: int = Field(8, ge=1)
     max_connections_per_table: int = Field(200, ge=4)
+    # Commands waiting in one table's queue beyond which players' and callers' ones are refused (table_busy).
+    table_queue_limit: int = Field(1024, ge=16)
     # Password hashing (argon2id, 64 MiB each) runs on this many threads, with at most this many waiting.
     hash_workers: int = Field(2, ge=1, le=32)
     hash_backlog: int = Field(16, ge=0)

@@ -27,7 +27,8 @@ from app.server.commands import Act, Connect, Disconnect, Resync
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.deps import MAX_ID, claims_of, live_user
-from app.server.errors import ApiError
+from app.server.errors import DATABASE_DOWN, ApiError, database_unavailable
+from app.server.privacy import PRIVATE_ROOM, may_watch_table
 from app.server.registry import get_actor
 from app.server.sessions import redeem_signed, too_many_connections, track, untrack
 
@@ -102,6 +103,15 @@ async def _redirect(websocket: WebSocket, ctx: ServerContext, table_id: int) -> 
     return True
 
 
+async def _welcome(ctx: ServerContext, table_id: int, user: User) -> bool:
+    """Whether ``user`` may open this table's socket (a private room may be closed to spectators); the
+    table is not loaded for a user refused here."""
+    if not 1 <= table_id <= MAX_ID:
+        return True
+    async with ctx.sessions() as session:
+        return await may_watch_table(session, table_id, user)
+
+
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
     ctx: ServerContext = websocket.app.state.ctx
@@ -109,17 +119,24 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     if not origin_allowed(websocket, settings.allowed_origins, settings.public_port):
         await _refuse(websocket, "forbidden", "this origin may not open table sockets", CLOSE_FORBIDDEN)
         return
-    if await _redirect(websocket, ctx, table_id):
-        return
     try:
+        if await _redirect(websocket, ctx, table_id):
+            return
         user, authority_ends = await _authenticate(ctx, websocket)
+        welcome = await _welcome(ctx, table_id, user)
+        actor = await get_actor(ctx, table_id) if welcome and 1 <= table_id <= MAX_ID else None
+    except TableElsewhere as exc:  # several workers: another one took the table meanwhile; try again
+        await _refuse(websocket, exc.code, exc.message, CLOSE_TRY_AGAIN)
+        return
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
-    try:
-        actor = await get_actor(ctx, table_id) if 1 <= table_id <= MAX_ID else None
-    except TableElsewhere as exc:  # another worker claimed it meanwhile: the client tries again
-        await _refuse(websocket, exc.code, exc.message, CLOSE_TRY_AGAIN)
+    except DATABASE_DOWN:
+        # The handshake is answered (HTTP 503, Retry-After), never left to fail as a 500.
+        await websocket.send_denial_response(database_unavailable())
+        return
+    if not welcome:  # a private room closed to spectators (app.server.privacy)
+        await _refuse(websocket, "private_room", PRIVATE_ROOM, CLOSE_FORBIDDEN)
         return
     if actor is None:
         await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)

@@ -18,10 +18,10 @@ from app.table.commands import (
 )
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import Game, Outcome, TableStatus, Termination, settlement_json
-from app.table.step import Applied, EndedDeal, ServerMoves, Step, start_game, step
+from app.table.step import Applied, EndedDeal, ServerMoves, Step, abort, start_game, step
 
 __all__ = [
     "Applied", "AwardDeal", "ClockExpiry", "EndedDeal", "Game", "JudgeSheet", "Outcome", "Resume",
     "RobotRequired", "SeatAction", "ServerMoves", "Step", "StopGame", "TableCommand", "TableRefused",
-    "TableStatus", "Termination", "settlement_json", "start_game", "step",
+    "TableStatus", "Termination", "abort", "settlement_json", "start_game", "step",
 ]  # fmt: skip

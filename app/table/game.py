@@ -27,6 +27,7 @@ class Termination(StrEnum):
     POOL_COMPLETE = "pool_complete"  # the pools reached n·S (§7.1)
     TIMEOUT = "timeout"  # a seat ran out of deal time and reserve (§8.3)
     STOPPED = "interrupted"  # an operator's or administrator's early end (§7.7)
+    FAULT = "server_fault"  # the server's own step failed; the error is in the settlement's note
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ award is written later as "deal N awarded"; a pulya that ends with an award outs
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.autoplay.finish import PulyaClose, close_after_adjudication, close_after_timeout
@@ -211,6 +211,41 @@ def _stop(run: _Run, reason: str) -> Step:
         _record(run, Interrupt(reason[:200]), None)
     _finish(run, Termination.STOPPED, run.sheet, note=reason)
     return run.result()
+
+
+def abort(game: Game, fault: str, *, now_ms: int) -> Step:
+    """A fault in the table's own step (a bug, not a player's doing) ends the game, so that a table never
+    waits for a step that fails every time. As an early stop (§7.7): a deal in progress is archived for an
+    administrator and the sheet is settled as it stands; if even that fails (the fault is in the engine or
+    the settlement), the game just ends, without a settlement. ``Termination.FAULT`` either way, the fault
+    in the note."""
+    if game.is_over:
+        raise TableRefused("not_playing", "no game is running at this table")
+    note = f"server fault: {fault}"[:500]
+    # [ours] RULES §7.7 names the operator's early end only; a fault of the server ends the game the same way.
+    moves = ServerMoves(_no_shuffle)
+    try:
+        run = _Run(game, now_ms, moves)
+        run.clock = run.clock.stop(now_ms)
+        if run.state.phase not in _BETWEEN_DEALS:
+            _record(run, Interrupt(note[:200]), None)
+        _finish(run, Termination.FAULT, run.sheet, note=note)
+        return run.result()
+    except Exception:
+        run = _Run(game, now_ms, moves)
+        # No clock runs at a table that is over, whatever the state of the deal it was in.
+        run.clock = replace(run.clock, running=None, since=None, frozen=False, resume=None)
+        run.status = TableStatus.FINISHED
+        run.outcome = Outcome(Termination.FAULT, {"note": note})
+        run.events.append(
+            public("game_over", reason=Termination.FAULT.value, settlement=run.outcome.settlement,
+                   status=run.status.value)
+        )  # fmt: skip
+        return run.result()
+
+
+def _no_shuffle() -> Shuffle:
+    raise TableRefused("game_over", "the game is ending: no next deal")
 
 
 def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:

@@ -24,9 +24,15 @@ class FakeWriter:
     def __init__(self) -> None:
         self.boot = Boot()
         self.impl: Any = None
+        self.versions: dict[int, int] = {}
 
     async def commit(self, table_id: int, version: int | None, write: StepWrite) -> None:
         await self.impl(table_id, version, write)
+        if version is not None:
+            self.versions[table_id] = version
+
+    async def stored_version(self, table_id: int) -> int | None:
+        return self.versions.get(table_id, 0)
 
 
 @pytest.fixture

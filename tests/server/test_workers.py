@@ -274,3 +274,39 @@ async def _play_versions(table: Table, steps: int) -> int:
     await _play_some([table], steps)
     assert len({c.version for c in table.clients}) == 1
     return int(table.clients[0].version or 0)
+
+
+def test_a_room_closed_to_spectators_at_one_worker_closes_them_at_the_other(workers: Workers) -> None:
+    async def scenario() -> None:
+        server = workers.server
+        boots = {workers.health(slot)["boot"]: slot for slot in range(2)}
+        operator = Api(server.url)
+        await operator.login("operator1", "operator-password")
+        room = await operator.create_room("watched", OVERRIDES)
+        table_id = (await operator.open_table(room["id"], 3))["id"]
+        owner_slot = boots[(await _owners(server.database_url))[table_id] or ""]
+        viewer = await new_player(server, "spec")
+        watcher = viewer.table(table_id)
+        try:
+            await watcher.connect()
+            assert watcher.ws.remote_address[1] == workers.ports[owner_slot]
+            assert (await watcher.receive(timeout=30))["type"] == "snapshot"
+            # The operator's change lands on the worker that does not run the table.
+            other = Api(f"http://127.0.0.1:{workers.ports[1 - owner_slot]}", operator.token)
+            try:
+                await other.call(
+                    "PATCH", f"/api/operator/rooms/{room['id']}", {"private": True, "spectators": False}
+                )
+            finally:
+                await other.close()
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                async with asyncio.timeout(20):
+                    while True:
+                        await watcher.ws.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+        finally:
+            await watcher.close()
+            await viewer.close()
+            await operator.close()
+
+    asyncio.run(scenario())

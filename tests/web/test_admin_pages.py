@@ -8,6 +8,7 @@ from playwright.async_api import Browser, Page
 
 from tests.server.conftest import ADMIN, OPERATOR, PASSWORD, ServerProcess, login
 from tests.server.test_archive import interrupted_in_play
+from tests.web.site import open_player, sit_from_lobby
 
 
 async def logged_in(browser: Browser, server: ServerProcess, name: str, route: str) -> Page:
@@ -146,3 +147,93 @@ async def test_an_admin_finds_an_interrupted_deal_previews_confirms_and_revises_
         assert page.errors == []  # type: ignore[attr-defined]
     finally:
         await table.close()
+
+
+async def test_an_operator_makes_a_private_room_invites_players_who_sit_and_a_stranger_is_refused(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    """Issue 11: a private room with overrides (a bad one shown beside its field, then a good one), a table
+    opened, a player invited by name and one by an invite link sit; a stranger is refused in the page, and
+    shut out once spectating is closed; a revoked link grants nothing."""
+    page = await logged_in(browser, sqlite_server, OPERATOR, "operator")
+    await page.wait_for_selector("[data-operator][data-loaded=true] [data-room-form]")
+    await page.fill("#room-name", "Club Fontanka")
+    await page.fill("#room-pool_size", "0")
+    await page.check("#room-private")
+    await page.click("[data-action=create-room]")
+    await page.locator("[data-field-error=pool_size]").wait_for()
+    assert await page.locator("[data-op-room]").count() == 0  # nothing was created
+    await page.fill("#room-pool_size", "10")
+    assert await page.is_checked("#room-private")  # the form kept its choice through the refusal
+    await page.click("[data-action=create-room]")
+    privacy = page.locator("[data-privacy][data-private=true]")
+    await privacy.wait_for()
+    room_id = await privacy.get_attribute("data-privacy")
+    assert "pool_size=10" in (await page.locator(f"[data-op-room='{room_id}']").text_content() or "")
+    await page.click(f"[data-op-room='{room_id}'] [data-action=open-table][data-seats='3']")
+    table = page.locator("[data-op-table][data-status=waiting]")
+    await table.wait_for()
+    table_id = int(await table.get_attribute("data-op-table") or 0)
+
+    invited, linked, stranger, late = [await open_player(browser, sqlite_server) for _ in range(4)]
+    # Invite by name: an unknown name is refused beside the field; a real one is listed.
+    await page.fill(f"[data-invite-user='{room_id}']", "nobody-by-this-name")
+    await page.click(f"[data-privacy='{room_id}'] [data-action=invite-user]")
+    refusal = page.locator(f"[data-field-error='invite-{room_id}']")
+    await refusal.wait_for()
+    assert "nobody-by-this-name" in (await refusal.text_content() or "")
+    await page.fill(f"[data-invite-user='{room_id}']", invited.name)
+    await page.click(f"[data-privacy='{room_id}'] [data-action=invite-user]")
+    await page.wait_for_selector(f"[data-invited='{invited.name}']")
+    await page.click(f"[data-privacy='{room_id}'] [data-action=create-link]")
+    link_field = page.locator("[data-invite-link]")
+    await link_field.wait_for()
+    link = await link_field.input_value()
+    assert link.startswith(f"{sqlite_server.url}/#/invite/")
+    await page.screenshot(path=str(artifacts / "private-room.png"), full_page=True)
+
+    # The invited player sits from the lobby; the link's holder opens it, lands at the table and sits there.
+    await sit_from_lobby(invited, table_id, 0)
+    await linked.page.goto(link)
+    await linked.page.wait_for_selector(f"[data-table='{table_id}'][data-version]")
+    await linked.page.click("[data-action=sit][data-seat='1']")
+    await linked.page.wait_for_selector(f"[data-table='{table_id}'][data-my-seat='1']")
+
+    # The stranger sees the room marked, is offered no seat in the lobby, and is refused at the table.
+    lobby = stranger.page
+    await lobby.reload()
+    marked = lobby.locator(f"[data-room='{room_id}'][data-private=true][data-may-sit=false]")
+    await marked.wait_for()
+    assert await marked.locator("[data-action=sit]").count() == 0
+    await lobby.click(f'[data-action=watch][data-table="{table_id}"]')
+    await lobby.wait_for_selector(f"[data-table='{table_id}'][data-version]")
+    await lobby.click("[data-action=sit][data-seat='2']")
+    await lobby.wait_for_selector("[data-notice][data-notice-code=not_invited]")
+    assert await lobby.locator("[data-my-seat='']").count() == 1  # still a spectator
+    await lobby.screenshot(path=str(artifacts / "stranger-refused.png"), full_page=True)
+
+    # Spectating closed: the stranger's table page is shut out, and says why.
+    await page.uncheck(f"[data-privacy='{room_id}'] [data-action=toggle-spectators]")
+    await page.wait_for_selector(
+        f"[data-privacy='{room_id}'] [data-action=toggle-spectators]:not(:checked)", state="attached"
+    )
+    await lobby.wait_for_selector("[data-table] [data-notice][data-notice-code=private_room]")
+
+    # A revoked link grants nothing: its page shows the server's refusal.
+    await page.click(f"[data-privacy='{room_id}'] [data-action=revoke-link]")
+    await page.wait_for_selector("[data-link][data-revoked=true]")
+    await late.page.goto(link)
+    await late.page.wait_for_selector("[data-invite-error=invite_revoked]")
+
+    await page.reload()
+    seats = page.locator(f"[data-op-table='{table_id}']")
+    await seats.wait_for()
+    text = await seats.text_content() or ""
+    assert invited.name in text and linked.name in text and stranger.name not in text
+    listed = page.locator(f"[data-privacy='{room_id}'] [data-invited]")
+    assert sorted(await listed.evaluate_all("els => els.map(e => e.dataset.invited)")) == sorted(
+        [invited.name, linked.name]
+    )
+    for player in (invited, linked, stranger, late):
+        assert player.errors == [], player.errors
+    assert page.errors == []  # type: ignore[attr-defined]

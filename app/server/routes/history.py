@@ -8,21 +8,21 @@ from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from app.autoplay import AdjudicationError
 from app.autoplay import InterruptedDeal as InterruptedRecord
-from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, TableSeat
-from app.db.models import Award as AwardRow
+from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, Room, TableSeat
 from app.engine.bids import Bid
 from app.engine.conventions import Conventions
 from app.engine.result import DealResult, PlayMode, WhistCall
 from app.engine.scoring import ScoringError
 from app.engine.scoring.checks import check_result
-from app.server.audit import audit
+from app.server.audit import audit_row
 from app.server.commands import Award, SeatError
 from app.server.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
+from app.server.privacy import require_watch
 from app.server.registry import get_actor
 
 router = APIRouter(prefix="/api", tags=["history"])
@@ -31,11 +31,15 @@ FINAL = ("finished", "awaiting_adjudication")
 
 
 @router.get("/tables/{table_id}/history")
-async def table_history(table_id: Id, _user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    """Every finished deal's full record (RULES §12: shown to the table once the deal is over)."""
+async def table_history(table_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """Every finished deal's full record (RULES §12: shown to the table once the deal is over); a private
+    room closed to spectators shows it only to its players (`app.server.privacy`)."""
     table = await session.get(GameTable, table_id)
     if table is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
+    room = await session.get(Room, table.room_id)
+    if room is not None:
+        await require_watch(session, room, user, table_id)
     deals = (
         await session.execute(
             select(DealRecord).where(DealRecord.table_id == table_id).order_by(DealRecord.deal_number)
@@ -126,12 +130,17 @@ async def award_request(
         if row is None:
             raise ApiError(422, "unknown_deal", f"no interrupted deal {deal_id}", "deal")
         table_id, stored, awarded = row.table_id, row.record, row.adjudication is not None
+        table = await session.get(GameTable, table_id)
+        conventions = Conventions() if table is None else Conventions.model_validate(table.conventions)
     record = InterruptedRecord.from_json(stored)
-    return table_id, record, validated_award(record, body, awarded)
+    return table_id, record, validated_award(record, body, awarded, conventions)
 
 
-def validated_award(record: InterruptedRecord, body: AwardIn, awarded: bool) -> DealResult:
-    """The deal result the award gives, or a 422 naming the field; nothing is stored."""
+def validated_award(
+    record: InterruptedRecord, body: AwardIn, awarded: bool, conventions: Conventions
+) -> DealResult:
+    """The deal result the award gives, checked against the table's own conventions, or a 422 naming the
+    field; nothing is stored."""
     if awarded and not body.revise:
         raise ApiError(
             422, "already_adjudicated", "this deal has been awarded: revise it with revise=true", "revise"
@@ -145,7 +154,7 @@ def validated_award(record: InterruptedRecord, body: AwardIn, awarded: bool) -> 
     try:
         calls = None if body.calls is None else tuple(body.calls)
         result = record.awarded(body.tricks, contract=contract, calls=calls, mode=body.play)
-        check_result(result, record.seats, Conventions())
+        check_result(result, record.seats, conventions)
     except (AdjudicationError, ScoringError, ValueError) as exc:
         raise ApiError(422, "invalid_award", str(exc), "tricks") from None
     return result
@@ -153,8 +162,8 @@ def validated_award(record: InterruptedRecord, body: AwardIn, awarded: bool) -> 
 
 @router.post("/admin/interrupted/{deal_id}/award")
 async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
-    """Award a result to an interrupted deal; the table's actor writes it (a game over is settled again),
-    then the award is recorded in the deal's history of awards with the admin, the time and the reason.
+    """Award a result to an interrupted deal; the table's actor writes it (a game over is settled again)
+    together with its entry in the deal's history of awards (the admin, the time, the reason).
 
     No database connection is held while the table's actor works on the award.
     """
@@ -162,29 +171,20 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
+    # The table numbers the revision (awards of one deal are serialised by its table).
+    now = time.time()
+    entry = {
+        "deal_id": deal_id, "table_id": table_id, "admin_id": admin.id, "admin_name": admin.name,
+        "reason": body.reason, "award": body.model_dump(mode="json"), "result": result.to_json(), "at": now,
+    }  # fmt: skip
+    line = audit_row(admin, "award", f"deal {deal_id}", at=now, reason=body.reason)
     reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-    actor.submit(Award(deal_id, record, result, admin.name, reply, revise=body.revise))
+    # The table's actor stores the sheet, the award's history entry and its audit line in one commit.
+    command = Award(deal_id, record, result, admin.name, reply, revise=body.revise, entry=entry, audit=line)
+    actor.submit(command)
     try:
         out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
     except SeatError as exc:
         status = 422 if exc.code == "invalid_award" else SEAT_ERROR_STATUS.get(exc.code, 409)
         raise ApiError(status, exc.code, exc.message) from None
-    # The sheet is written by the table (above); the entry of the awards' history follows it. Revisions
-    # of one deal are serialised by its table, so the next revision number is free.
-    async with ctx.sessions() as session, session.begin():
-        revision = await session.scalar(select(func.count(AwardRow.id)).where(AwardRow.deal_id == deal_id))
-        entry = AwardRow(
-            deal_id=deal_id,
-            table_id=table_id,
-            revision=(revision or 0) + 1,
-            admin_id=admin.id,
-            admin_name=admin.name,
-            reason=body.reason,
-            award=body.model_dump(mode="json"),
-            result=result.to_json(),
-            settlement=out.get("settlement"),
-            at=time.time(),
-        )
-        session.add(entry)
-        audit(session, admin, "award", f"deal {deal_id}", revision=entry.revision, reason=body.reason)
-    return {**out, "revision": entry.revision}
+    return out

@@ -8,13 +8,14 @@ import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 from sqlalchemy import func, select
 
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
 from app.server.actor import TableActor
+from app.server.audit import audit
 from app.server.commands import Leave, SeatError, Sit, Stop
 from app.server.deps import (
     MAX_ID,
@@ -27,6 +28,7 @@ from app.server.deps import (
     user_from_token,
 )
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
+from app.server.privacy import require_sit, require_watch, room_access, table_room, visible_rooms
 from app.server.registry import LIVE, get_actor, place_table
 from app.server.robot_levels import robot_level
 from app.server.robot_seats import attach_robots, robot_user
@@ -40,6 +42,8 @@ class RoomIn(BaseModel):
     name: str = Field(min_length=1, max_length=128)
     preset: str = Field("fspr-leningrad", max_length=64)
     overrides: dict[str, Any] = Field(default_factory=dict)
+    private: StrictBool = False  # strict: "yes" or 1 is a 422, not a guess
+    spectators: StrictBool = True
 
 
 class RoomOut(BaseModel):
@@ -49,6 +53,9 @@ class RoomOut(BaseModel):
     preset: str
     overrides: dict[str, Any]
     conventions: dict[str, Any]
+    private: bool = False
+    spectators: bool = True  # whether anyone may watch a private room's tables
+    may_sit: bool = True  # for the caller: a private room seats only invited players
 
 
 class TableIn(BaseModel):
@@ -95,9 +102,12 @@ def _validate_conventions(preset: str, overrides: dict[str, Any]) -> Conventions
         raise ApiError(422, "invalid_convention", str(exc), field) from None
 
 
-async def _room_out(session: SessionDep, room: Room) -> RoomOut:
+async def _room_out(session: SessionDep, room: Room, viewer: User) -> RoomOut:
     operator = await session.get(User, room.operator_id)
     return RoomOut(
+        private=room.private,
+        spectators=room.spectators,
+        may_sit=(await room_access(session, room, viewer)).may_sit,
         id=room.id,
         name=room.name,
         operator=operator.name if operator else "?",
@@ -140,18 +150,22 @@ async def _table_out(ctx: ContextDep, session: SessionDep, table: GameTable) -> 
 
 @router.get("/rooms")
 async def list_rooms(
-    _user: CurrentUser,
+    user: CurrentUser,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
     after: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> list[RoomOut]:
-    """Open rooms by id, a page at a time: ``after`` is the last id of the previous page."""
+    """Open rooms by id, a page at a time: ``after`` is the last id of the previous page. A private room
+    closed to spectators is listed only to those who may sit there (`app.server.privacy`)."""
     rooms = (
         await session.execute(
-            select(Room).where(Room.closed.is_(False), Room.id > after).order_by(Room.id).limit(limit)
+            select(Room)
+            .where(Room.closed.is_(False), Room.id > after, visible_rooms(user))
+            .order_by(Room.id)
+            .limit(limit)
         )
     ).scalars()
-    return [await _room_out(session, room) for room in rooms]
+    return [await _room_out(session, room, user) for room in rooms]
 
 
 @router.post("/rooms", status_code=201)
@@ -166,24 +180,28 @@ async def create_room(body: RoomIn, user: OperatorUser, session: SessionDep) -> 
         overrides={key: validated[key] for key in body.overrides},
         conventions=validated,
         created_at=time.time(),
+        private=body.private,
+        spectators=body.spectators,
     )
     session.add(room)
     await session.commit()
-    return await _room_out(session, room)
+    return await _room_out(session, room, user)
 
 
 @router.get("/rooms/{room_id}")
-async def get_room(room_id: Id, _user: CurrentUser, session: SessionDep) -> RoomOut:
+async def get_room(room_id: Id, user: CurrentUser, session: SessionDep) -> RoomOut:
     room = await session.get(Room, room_id)
     if room is None:
         raise ApiError(404, "not_found", f"no room {room_id}")
-    return await _room_out(session, room)
+    await require_watch(session, room, user)
+    return await _room_out(session, room, user)
 
 
 @router.get("/rooms/{room_id}/tables")
-async def list_tables(
-    room_id: Id, _user: CurrentUser, ctx: ContextDep, session: SessionDep
-) -> list[TableOut]:
+async def list_tables(room_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> list[TableOut]:
+    room = await session.get(Room, room_id)
+    if room is not None:
+        await require_watch(session, room, user)
     tables = (
         await session.execute(select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id))
     ).scalars()
@@ -229,10 +247,13 @@ async def open_table(
 
 
 @router.get("/tables/{table_id}")
-async def get_table(table_id: Id, _user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
+async def get_table(table_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
     table = await session.get(GameTable, table_id)
     if table is None:
         raise ApiError(404, "not_found", f"no table {table_id}")
+    room = await session.get(Room, table.room_id)
+    if room is not None:
+        await require_watch(session, room, user, table_id)
     return await _table_out(ctx, session, table)
 
 
@@ -279,6 +300,11 @@ async def _live_actor(ctx: ContextDep, table_id: int) -> TableActor:
 
 @router.post("/tables/{table_id}/sit")
 async def sit(table_id: Id, body: SitIn, user: Caller, ctx: ContextDep) -> dict[str, int]:
+    """A private room's table seats only its invited players (403 ``not_invited``, nothing stored)."""
+    async with ctx.sessions() as session:
+        room = await table_room(session, table_id)
+        if room is not None:
+            await require_sit(session, room, user)
     actor = await _live_actor(ctx, table_id)
     reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     actor.submit(Sit(user.id, user.name, body.seat, reply))
@@ -327,7 +353,8 @@ async def leave(table_id: Id, user: Caller, ctx: ContextDep) -> dict[str, bool]:
 
 @router.post("/tables/{table_id}/stop")
 async def stop_table(table_id: Id, body: StopIn, user: Caller, ctx: ContextDep) -> dict[str, bool]:
-    """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason.
+    """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason; the stop
+    is written to the audit log once the table has stored it.
 
     No database connection is held while the table's actor works on the stop (it needs one to commit).
     """
@@ -337,6 +364,8 @@ async def stop_table(table_id: Id, body: StopIn, user: Caller, ctx: ContextDep) 
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Stop(f"{user.name}: {body.reason}", reply))
     await _ask(reply)
+    async with ctx.sessions() as session, session.begin():
+        audit(session, user, "stop_table", f"table {table_id}", reason=body.reason)
     return {"stopped": True}
 
 

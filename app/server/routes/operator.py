@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from sqlalchemy import select
 
 from app.auth.roles import Role
@@ -14,6 +14,7 @@ from app.db.models import GameTable, Room, User
 from app.server.audit import audit
 from app.server.deps import ContextDep, Id, OperatorUser, SessionDep
 from app.server.errors import ApiError
+from app.server.privacy import close_unwelcome_watchers
 from app.server.registry import LIVE
 from app.server.routes.lobby import RoomOut, _room_out, _table_out, _validate_conventions
 
@@ -28,6 +29,8 @@ class RoomEdit(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=128)
     preset: str | None = Field(None, max_length=64)
     overrides: dict[str, Any] | None = None
+    private: StrictBool | None = None  # only invited players may sit (app.server.privacy)
+    spectators: StrictBool | None = None  # anyone may watch a private room's tables
 
 
 async def own_room(session: SessionDep, user: User, room_id: int) -> Room:
@@ -45,11 +48,15 @@ async def my_rooms(user: OperatorUser, session: SessionDep) -> list[dict[str, An
     rooms = (
         await session.execute(select(Room).where(Room.operator_id == user.id).order_by(Room.id))
     ).scalars()
-    return [{**(await _room_out(session, r)).model_dump(), "closed": r.closed} for r in rooms]
+    return [{**(await _room_out(session, r, user)).model_dump(), "closed": r.closed} for r in rooms]
 
 
 @router.patch("/rooms/{room_id}")
-async def edit_room(room_id: Id, body: RoomEdit, user: OperatorUser, session: SessionDep) -> RoomOut:
+async def edit_room(
+    room_id: Id, body: RoomEdit, user: OperatorUser, ctx: ContextDep, session: SessionDep
+) -> RoomOut:
+    """Turning a room private or closing it to spectators closes the sockets of the spectators who may no
+    longer watch; seated players keep their seats."""
     room = await own_room(session, user, room_id)
     preset = body.preset if body.preset is not None else room.preset
     overrides = body.overrides if body.overrides is not None else room.overrides
@@ -59,9 +66,14 @@ async def edit_room(room_id: Id, body: RoomEdit, user: OperatorUser, session: Se
     room.preset = preset
     room.overrides = {key: conventions[key] for key in overrides}
     room.conventions = conventions
+    if body.private is not None:
+        room.private = body.private
+    if body.spectators is not None:
+        room.spectators = body.spectators
     audit(session, user, "edit_room", f"room {room_id}", **body.model_dump(exclude_none=True))
     await session.commit()
-    return await _room_out(session, room)
+    await close_unwelcome_watchers(ctx, session, room)
+    return await _room_out(session, room, user)
 
 
 @router.post("/rooms/{room_id}/close")

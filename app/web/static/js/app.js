@@ -11,6 +11,7 @@ import { t, setLang, lang, onLangChange } from "./i18n.js";
 /** @type {Array<[RegExp, () => Promise<{mount: Mount}>]>} */
 const ROUTES = [
   [/^#\/login$/, () => import("./pages/login.js")],
+  [/^#\/invite\/([A-Za-z0-9_-]+)$/, () => import("./pages/invite.js")],
   [/^#\/table\/(\d+)$/, () => import("./pages/table.js")],
   [/^#\/games\/(\d+)$/, () => import("./pages/game.js")],
   [/^#\/games$/, () => import("./pages/games.js")],

@@ -183,7 +183,8 @@ export class TableSocket {
         break;
       case "error":
         if (frame.code === "moved") return; // the close (4307) that follows reconnects
-        if (frame.code === "unauthorized" || frame.code === "not_found") {
+        // Not for this user (logged out, no such table, a private room closed to spectators): no retry.
+        if (frame.code === "unauthorized" || frame.code === "not_found" || frame.code === "private_room") {
           this.stopped = true;
           this.handlers.onFatal(frame.code, frame.message);
           return;

@@ -23,7 +23,7 @@ export function mount(root) {
               { "data-game": g.id },
               h("a", { href: `#/games/${g.id}` }, `${t("table")} ${g.id}`),
               ` · ${g.players.map((/** @type {any} */ p) => p.user).join(", ")} · ${t(`status_${g.status}`)}`,
-              g.settlement ? ` · ${g.settlement.result.join(" / ")}` : "",
+              g.settlement?.result ? ` · ${g.settlement.result.join(" / ")}` : "",
             ),
           ),
         ),

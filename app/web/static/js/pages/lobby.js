@@ -1,10 +1,12 @@
-/** The lobby: rooms, their tables with seats, players, connection status and the game's state; sit or watch. */
+/** The lobby: rooms, their tables with seats, players, connection status and the game's state; sit or watch.
+ * A private room the user was not invited to is listed only if its operator lets others watch, marked, with
+ * no seats offered (the server refuses them anyway). */
 import { call } from "../api.js";
 import { h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 
 /**
- * @typedef {{id: number, name: string, operator: string, conventions: any}} Room
+ * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
  * @typedef {{id: number, room_id: number, seats: number, status: string, players: {seat: number, user: string | null, connected: boolean}[]}} Table
  */
 
@@ -37,8 +39,8 @@ export function mount(root) {
     }
   }
 
-  /** @param {Table} table */
-  function tableElement(table) {
+  /** @param {Room} room @param {Table} table */
+  function tableElement(room, table) {
     return h(
       "li",
       { class: "table-card", "data-lobby-table": table.id, "data-status": table.status },
@@ -52,7 +54,7 @@ export function mount(root) {
             { "data-lobby-seat": p.seat },
             h("span", { class: `dot ${p.connected ? "on" : "off"}`, "aria-label": t(p.connected ? "online" : "offline") }),
             p.robot ? h("span", { "data-robot": p.robot, title: t("robot") }, `🤖 ${p.robot}`) : p.user ?? t("free_seat"),
-            !p.user && table.status === "waiting"
+            !p.user && table.status === "waiting" && room.may_sit
               ? h("button", { type: "button", "data-action": "sit", "data-table": table.id, "data-seat": p.seat, onclick: () => sit(table, p.seat) }, t("sit"))
               : null,
           ),
@@ -71,7 +73,13 @@ export function mount(root) {
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         rooms.length ? null : h("p", {}, t("no_rooms")),
         ...rooms.map(({ room, tables }) =>
-          h("article", { class: "room", "data-room": room.id }, h("h2", {}, room.name), h("ul", { class: "tables" }, ...tables.map(tableElement))),
+          h(
+            "article",
+            { class: "room", "data-room": room.id, "data-private": String(room.private), "data-may-sit": String(room.may_sit) },
+            h("h2", {}, room.name, room.private ? h("span", { class: "badge private" }, t("private")) : null),
+            room.may_sit ? null : h("p", { class: "hint", "data-invite-only": room.id }, t("invite_only")),
+            h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table))),
+          ),
         ),
       ),
     );

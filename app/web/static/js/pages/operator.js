@@ -1,6 +1,7 @@
 /** The club operator's page: create a room (a preset and overrides; the server's per-field errors are shown
- * beside their fields), and for each own room: open tables at 3 or 4 seats, the live tables, the finished
- * games with their settlements, close the room. */
+ * beside their fields; public or private), and for each own room: open tables at 3 or 4 seats, the live
+ * tables, the finished games with their settlements, close the room; for a private room its invited players
+ * and invite links (docs/web.md). */
 import { call, session, ApiError } from "../api.js";
 import { h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
@@ -17,12 +18,17 @@ const FIELDS = [
 export function mount(root) {
   /** @type {Record<string, string>} */
   const form = { name: "", preset: "fspr-leningrad", more: "" };
+  /** A new room's privacy: private (only invited players sit) and whether others may watch its tables. */
+  const flags = { private: false, spectators: true };
   /** @type {Record<string, string>} */
   let errors = {};
   /** @type {any[]} */
   let rooms = [];
-  /** @type {Record<number, {live: any[], games: any[]}>} */
+  /** @type {Record<number, {live: any[], games: any[], invites: any}>} */
   const detail = {};
+  /** The name typed in each room's invite field, and the server's refusal beside it. */
+  /** @type {Record<number, string>} */
+  const inviteNames = {};
   let notice = "";
   let loaded = false; // the first load is done: the page will not re-render under a user's hands
 
@@ -30,11 +36,12 @@ export function mount(root) {
     rooms = await call("GET", "/api/operator/rooms");
     for (const room of rooms) {
       if (room.closed) continue;
-      const [live, games] = await Promise.all([
+      const [live, games, invites] = await Promise.all([
         call("GET", `/api/operator/rooms/${room.id}/live`),
         call("GET", `/api/operator/rooms/${room.id}/games`),
+        call("GET", `/api/operator/rooms/${room.id}/invites`),
       ]);
-      detail[room.id] = { live, games };
+      detail[room.id] = { live, games, invites };
     }
     loaded = true;
     render();
@@ -55,14 +62,15 @@ export function mount(root) {
       if (form[key]) overrides[key] = type === "number" && !Number.isNaN(Number(form[key])) ? Number(form[key]) : form[key];
     }
     try {
-      const room = await call("POST", "/api/rooms", { name: form.name, preset: form.preset, overrides });
+      const room = await call("POST", "/api/rooms", { name: form.name, preset: form.preset, overrides, ...flags });
       notice = t("op_created", { name: room.name });
       for (const key of ["name", "more", ...FIELDS.map(([k]) => k)]) form[key] = "";
+      Object.assign(flags, { private: false, spectators: true });
       await load();
     } catch (exc) {
       if (exc instanceof ApiError && exc.status === 422) {
         const field = (exc.field ?? "").replace(/^body\./, "");
-        const known = ["name", "preset", ...FIELDS.map(([k]) => k)];
+        const known = ["name", "preset", "private", "spectators", ...FIELDS.map(([k]) => k)];
         errors[known.includes(field) ? field : "more"] = exc.message;
       } else errors.form = String(/** @type {Error} */ (exc).message);
       render();
@@ -110,6 +118,93 @@ export function mount(root) {
       errors[`stop${tableId}`] = String(/** @type {Error} */ (exc).message);
     }
     await load();
+  };
+
+  /**
+   * A request of the room's privacy panel: the server's refusal is shown beside the control (by `key`).
+   * @param {number} roomId @param {string} key @param {string} method @param {string} path @param {any} [body]
+   */
+  const privacyCall = async (roomId, key, method, path, body) => {
+    try {
+      await call(method, path, body);
+      delete errors[`${key}${roomId}`];
+      if (key === "invite") inviteNames[roomId] = "";
+    } catch (exc) {
+      errors[`${key}${roomId}`] = String(/** @type {Error} */ (exc).message);
+    }
+    await load();
+  };
+
+  /** The private room's controls: private or public, spectators, invited players, invite links. @param {any} room */
+  const privacyPanel = (room) => {
+    const base = `/api/operator/rooms/${room.id}`;
+    const invites = detail[room.id]?.invites;
+    const error = (/** @type {string} */ key) =>
+      errors[`${key}${room.id}`] ? h("span", { class: "error", role: "alert", "data-field-error": `${key}-${room.id}` }, errors[`${key}${room.id}`]) : null;
+    const toggle = (/** @type {"private" | "spectators"} */ key) =>
+      h(
+        "label",
+        { class: "check" },
+        h("input", {
+          type: "checkbox",
+          "data-action": `toggle-${key}`,
+          checked: Boolean(room[key]),
+          disabled: key === "spectators" && !room.private,
+          onchange: (/** @type {Event} */ e) => privacyCall(room.id, key, "PATCH", base, { [key]: /** @type {HTMLInputElement} */ (e.target).checked }),
+        }),
+        " ",
+        t(`op_${key}`),
+        error(key),
+      );
+    return h(
+      "section",
+      { class: "privacy", "data-privacy": room.id, "data-private": String(room.private) },
+      h("h3", {}, room.private ? t("op_private_room") : t("op_public_room")),
+      toggle("private"),
+      toggle("spectators"),
+      room.private && invites
+        ? [
+            h(
+              "form",
+              { class: "bid-row", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); privacyCall(room.id, "invite", "POST", `${base}/invites`, { user: inviteNames[room.id] ?? "" }); } },
+              h("input", { "aria-label": t("op_invite_name"), placeholder: t("op_invite_name"), "data-invite-user": room.id, maxlength: 64, value: inviteNames[room.id] ?? "", oninput: (/** @type {Event} */ e) => (inviteNames[room.id] = /** @type {HTMLInputElement} */ (e.target).value) }),
+              h("button", { type: "submit", "data-action": "invite-user" }, t("op_invite")),
+              error("invite"),
+            ),
+            h(
+              "ul",
+              { class: "invited" },
+              ...invites.users.map((/** @type {any} */ u) =>
+                h(
+                  "li",
+                  { "data-invited": u.user },
+                  u.user,
+                  u.link_id ? ` · ${t("op_by_link")}` : "",
+                  " ",
+                  h("button", { type: "button", "data-action": "uninvite", "data-user": u.user, onclick: () => privacyCall(room.id, "uninvite", "DELETE", `${base}/invites/${u.user_id}`) }, t("op_uninvite")),
+                ),
+              ),
+            ),
+            h("button", { type: "button", "data-action": "create-link", onclick: () => privacyCall(room.id, "link", "POST", `${base}/links`) }, t("op_create_link")),
+            error("link"),
+            h(
+              "ul",
+              { class: "links" },
+              ...invites.links.map((/** @type {any} */ link) =>
+                h(
+                  "li",
+                  { "data-link": link.id, "data-revoked": String(link.revoked_at !== null) },
+                  h("input", { readonly: true, "aria-label": t("op_invite_link"), "data-invite-link": link.id, value: `${location.origin}${link.path}`, size: 60, onfocus: (/** @type {Event} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }),
+                  ` · ${t("op_link_uses", { n: link.uses })}`,
+                  link.revoked_at !== null
+                    ? ` · ${t("op_link_revoked")}`
+                    : h("button", { type: "button", "data-action": "revoke-link", "data-link": link.id, onclick: () => privacyCall(room.id, "revoke", "POST", `${base}/links/${link.id}/revoke`) }, t("op_revoke_link")),
+                ),
+              ),
+            ),
+          ]
+        : null,
+    );
   };
 
   /** @param {number} roomId */
@@ -167,6 +262,20 @@ export function mount(root) {
           input("name"),
           input("preset"),
           ...FIELDS.map(([key]) => input(key, "text")),
+          ...(/** @type {const} */ (["private", "spectators"])).map((key) =>
+            h(
+              "div",
+              { class: "field" },
+              h(
+                "label",
+                { class: "check" },
+                h("input", { id: `room-${key}`, type: "checkbox", checked: flags[key], onchange: (/** @type {Event} */ e) => (flags[key] = /** @type {HTMLInputElement} */ (e.target).checked) }),
+                " ",
+                t(`op_${key}`),
+              ),
+              errors[key] ? h("span", { class: "error", role: "alert", "data-field-error": key }, errors[key]) : null,
+            ),
+          ),
           h(
             "div",
             { class: "field" },
@@ -182,9 +291,10 @@ export function mount(root) {
           h(
             "article",
             { class: "panel", "data-op-room": room.id, "data-closed": String(room.closed) },
-            h("h2", {}, `${room.name} · ${room.preset}${room.closed ? ` · ${t("op_closed")}` : ""}`),
+            h("h2", {}, `${room.name} · ${room.preset}${room.closed ? ` · ${t("op_closed")}` : ""}`, room.private ? h("span", { class: "badge private" }, t("private")) : null),
             h("p", {}, Object.entries(room.overrides).map(([k, v]) => `${k}=${v}`).join(", ") || "—"),
             room.closed ? null : editForm(room),
+            room.closed ? null : privacyPanel(room),
             room.closed
               ? null
               : h(
@@ -223,7 +333,7 @@ export function mount(root) {
               "ul",
               { class: "finished" },
               ...(detail[room.id]?.games ?? []).map((/** @type {any} */ game) =>
-                h("li", { "data-op-game": game.id }, h("a", { href: `#/games/${game.id}` }, `${t("table")} ${game.id}`), ` · ${t(`status_${game.status}`)}`, game.settlement ? ` · ${game.settlement.result.join(" / ")}` : ""),
+                h("li", { "data-op-game": game.id }, h("a", { href: `#/games/${game.id}` }, `${t("table")} ${game.id}`), ` · ${t(`status_${game.status}`)}`, game.settlement?.result ? ` · ${game.settlement.result.join(" / ")}` : ""),
               ),
             ),
           ),

@@ -1,5 +1,5 @@
 /** The table page: one socket, the panels re-rendered from each new state, the clocks ticking between. */
-import { call, session } from "../api.js";
+import { ApiError, call, session } from "../api.js";
 import { bidText } from "../cards.js";
 import { Clocks } from "../clocks.js";
 import { h } from "../dom.js";
@@ -28,6 +28,7 @@ export function mount(root, params) {
   /** @type {Model["lastDeal"]} */
   let lastDeal = null;
   let notice = "";
+  let noticeCode = ""; // the server's code behind the notice (data-notice-code: tests and styles read it)
   let wasMyTurn = false;
   const title = document.title;
 
@@ -41,12 +42,13 @@ export function mount(root, params) {
       if (frame.type === "snapshot" || frame.type === "update") {
         noteDealEnd(state, frame);
         clocks.update(state.clock, state.receivedAt);
-        if (frame.type === "update") notice = "";
+        if (frame.type === "update") notice = noticeCode = "";
       }
       render();
     },
     onLink: () => render(),
     onRefused: (code, message) => {
+      noticeCode = code;
       notice = code === "offline" ? t("offline_refused") : t("refused", { msg: message || code });
       render();
     },
@@ -57,7 +59,8 @@ export function mount(root, params) {
         location.hash = "#/login";
         return;
       }
-      notice = t("error_generic", { msg: message || code });
+      noticeCode = code;
+      notice = code === "private_room" ? t("private_room") : t("error_generic", { msg: message || code });
       render();
     },
   });
@@ -114,7 +117,10 @@ export function mount(root, params) {
       socket.link === "reconnecting"
         ? h("div", { class: "banner warn", role: "alert", "data-banner": "reconnecting" }, t("reconnecting"))
         : null;
-    if (!state) return h("div", { class: "table-page", "data-table": tableId, "data-connection": socket.link }, banner, h("p", {}, "…"));
+    if (!state) {
+      const refusal = notice ? h("div", { class: "banner", role: "alert", "data-notice": "", "data-notice-code": noticeCode || undefined }, notice) : h("p", {}, "…");
+      return h("div", { class: "table-page", "data-table": tableId, "data-connection": socket.link }, banner, refusal);
+    }
     const model = /** @type {Model} */ ({
       state,
       names: names(),
@@ -177,7 +183,7 @@ export function mount(root, params) {
         "data-my-seat": state.seat ?? "",
       },
       banner,
-      notice ? h("div", { class: "banner", role: "status", "data-notice": "" }, notice) : null,
+      notice ? h("div", { class: "banner", role: "status", "data-notice": "", "data-notice-code": noticeCode || undefined }, notice) : null,
       status,
       h(
         "div",
@@ -209,7 +215,8 @@ export function mount(root, params) {
       await call("POST", `/api/tables/${tableId}/${what}`, body);
       socket.resync();
     } catch (exc) {
-      notice = t("refused", { msg: String(/** @type {Error} */ (exc).message) });
+      noticeCode = exc instanceof ApiError ? exc.code : "";
+      notice = noticeCode === "not_invited" ? t("not_invited") : t("refused", { msg: String(/** @type {Error} */ (exc).message) });
       render();
     }
   }
