@@ -1,5 +1,5 @@
-"""Command line: ``python -m app serve [--host H] [--port P]``, ``python -m app users add NAME --role R``,
-``python -m app users disable|enable NAME``.
+"""Command line: ``python -m app serve [--host H] [--port P] [--workers N]``,
+``python -m app users add NAME --role R``, ``python -m app users disable|enable NAME``.
 
 Both apply the database migrations first; ``DATABASE_URL`` selects the database.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 
 from app.auth.roles import Role
@@ -24,13 +25,25 @@ def _serve(args: argparse.Namespace) -> int:
     from app.server.logs import configure_json_logging
     from app.server.transport import guarded_protocol, raise_open_files_limit
 
+    if args.workers is not None:
+        os.environ["PREFERANS_WORKERS"] = str(args.workers)
+        get_settings.cache_clear()
     settings = get_settings()
     json_logs = settings.log_format == "json"
     if json_logs:
         configure_json_logging(args.log_level)
-    upgrade(settings.database_url)
+    if settings.workers > 1 and settings.worker_slot is None:
+        from app.auth.secret import load_token_secret
+        from app.server.supervisor import supervise
+
+        upgrade(settings.database_url)
+        # Made once here (on first start), so the workers never race to create it.
+        load_token_secret(settings.token_secret, settings.token_secret_file)
+        return supervise(args, settings)
+    if settings.worker_slot is None:
+        upgrade(settings.database_url)
     raise_open_files_limit()
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings),
         host=args.host,
         port=args.port,
@@ -44,7 +57,15 @@ def _serve(args: argparse.Namespace) -> int:
         access_log=args.access_log,
         lifespan="on",
     )
-    return 0
+    server = uvicorn.Server(config)
+    if settings.worker_slot is None:
+        server.run()
+        return 0 if server.started else 3  # as uvicorn.run: 3 is a failed start
+    from app.server.supervisor import worker_sockets
+
+    # A worker: the public port (shared by every worker, SO_REUSEPORT) and its own port.
+    server.run(sockets=worker_sockets(args.host, args.port, settings))
+    return 0 if server.started else 3
 
 
 async def _add_user(name: str, password: str, role: Role) -> None:
@@ -105,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--log-level", default="info")
     serve.add_argument("--access-log", action="store_true", help="log every request")
+    serve.add_argument(
+        "--workers", type=int, help="worker processes, each running a share of the tables (PREFERANS_WORKERS)"
+    )
     serve.set_defaults(func=_serve)
     users = commands.add_parser("users", help="manage accounts")
     users_commands = users.add_subparsers(dest="users_command", required=True)

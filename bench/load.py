@@ -4,6 +4,7 @@
     .venv/bin/python bench/load.py --tables 200 --unpaced --duration 30
     .venv/bin/python bench/load.py --tables 100 --database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres
     .venv/bin/python bench/load.py --tables 100 --bare             # the same load against a bare relay
+    .venv/bin/python bench/load.py --tables 200 --workers 2        # two worker processes (serve --workers)
 
 Starts the server (``python -m app serve``) on a fresh database (a temporary SQLite file, or a fresh
 ``preferans_bench_<hex>`` database on the PostgreSQL server of ``--database``, dropped afterwards), with
@@ -19,6 +20,10 @@ other seats' update, timeout lateness p50/p99, errors, server CPU (cores, and ms
 ``--bare`` runs the same load against a minimal websocket relay (ack + one update per action to each seat
 of the table, encoded once, no game, no database), so one run gives the ratio.
 
+With ``--workers N`` the server runs N worker processes; a socket that lands on a worker which does not run
+its table is closed with 4307 naming the owner, and the bench reconnects there (before the measured
+window); server CPU and memory are the workers' sums.
+
 Users are written straight into the database (one password hash) and their tokens minted with the
 server's secret (set by the bench), so 3,000 seats need no 3,000 argon2 logins.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -37,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -276,6 +283,7 @@ class Sock:
     seq: int = 0
     pending: int | None = None
     deadline: float | None = None  # idle tables: when this table's running seat should time out (client time)
+    first: str | bytes | None = None  # the frame read while connecting (several workers: was it "moved"?)
 
 
 @dataclass
@@ -305,11 +313,21 @@ class Load:
                 sock.ws = await websockets.connect(
                     url, max_size=2**22, open_timeout=60, ping_interval=None, additional_headers=headers
                 )
+                if self.args.workers > 1 and not self.args.bare:
+                    # The first frame: the snapshot, or "moved" and a close naming the table's worker.
+                    sock.first = await sock.ws.recv()
+                    if b'"moved"' in (sock.first if isinstance(sock.first, bytes) else sock.first.encode()):
+                        with contextlib.suppress(websockets.ConnectionClosed):
+                            await sock.ws.recv()
+                        url = f"{sock.ws.close_reason}?seat={sock.seat}"
+                        sock.first = None
+                        raise ConnectionRefusedError("moved")
                 break
-            except Exception:
+            except Exception as exc:
                 if attempt == 4:
                     raise
-                await asyncio.sleep(0.5 + attempt)
+                if not (isinstance(exc, ConnectionRefusedError) and str(exc) == "moved"):
+                    await asyncio.sleep(0.5 + attempt)
         self.tasks.append(asyncio.create_task(self.read(sock)))
 
     def act(self, sock: Sock) -> None:
@@ -327,10 +345,16 @@ class Load:
         self.sending.add(task)
         task.add_done_callback(self.sending.discard)
 
+    async def frames(self, sock: Sock) -> AsyncIterator[str | bytes]:
+        if sock.first is not None:
+            yield sock.first
+        async for text in sock.ws:
+            yield text
+
     async def read(self, sock: Sock) -> None:
         stats, table = self.stats, sock.table
         try:
-            async for text in sock.ws:
+            async for text in self.frames(sock):
                 now = time.monotonic()
                 m = orjson.loads(text)
                 kind = m.get("type")
@@ -395,17 +419,30 @@ class Load:
             await asyncio.sleep(max(0.0, tick - time.monotonic()))
 
 
+def _family(pid: int) -> list[int]:
+    """The server's process and its children (the workers under ``--workers``)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return [pid, *(int(c) for c in children)]
+
+
 def proc_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for member in _family(pid):
+        fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def proc_mem_mb(pid: int) -> tuple[float, float]:
-    values = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, rest = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            values[key] = int(rest.split()[0]) / 1024
+    values: dict[str, float] = {}
+    for member in _family(pid):
+        for line in Path(f"/proc/{member}/status").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = values.get(key, 0.0) + int(rest.split()[0]) / 1024
     return round(values.get("VmRSS", 0.0), 1), round(values.get("VmHWM", 0.0), 1)
 
 
@@ -512,18 +549,23 @@ async def _run_window(load: Load, tables: list[Table], args: argparse.Namespace,
 # ------------------------------------------------------------------------------------------ main
 
 
-def wait_up(port: int, proc: subprocess.Popen[bytes]) -> None:
+def wait_up(port: int, proc: subprocess.Popen[bytes], workers: int = 1) -> None:
+    """The server answers (every worker on its own port, under ``--workers``: each takes its share of the
+    tables as it starts)."""
+    ports = [port] if workers == 1 else [port + 1 + slot for slot in range(workers)]
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
+    while ports and time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited with {proc.returncode}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
-                return
+            if httpx.get(f"http://127.0.0.1:{ports[0]}/api/health", timeout=2).status_code == 200:
+                ports.pop(0)
+                continue
         except httpx.HTTPError:
             pass
         time.sleep(0.2)
-    raise RuntimeError("the server did not come up")
+    if ports:
+        raise RuntimeError("the server did not come up")
 
 
 def main() -> int:
@@ -539,6 +581,7 @@ def main() -> int:
     parser.add_argument("--bare", action="store_true", help="the same load against a bare websocket relay")
     parser.add_argument("--serve-relay", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--server-log", help="where the server's output goes (default: discarded)")
+    parser.add_argument("--workers", type=int, default=1, help="server worker processes (serve --workers)")
     args = parser.parse_args()
 
     if args.serve_relay:
@@ -568,14 +611,15 @@ def main() -> int:
             url, drop = fresh_database(args.database, Path(tmp))
             upgrade(url)
             plan = asyncio.run(populate(url, args.tables, args.idle, args.duration))
-            command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning"]
+            command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning",
+                       "--workers", str(args.workers)]  # fmt: skip
             # Every socket comes from 127.0.0.1: the per-address connection cap is lifted for the bench.
             env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET,
                        PREFERANS_MAX_CONNECTIONS_PER_ADDRESS="0")  # fmt: skip
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
         try:
             started = time.monotonic()
-            wait_up(port, proc)
+            wait_up(port, proc, 1 if args.bare else args.workers)
             boot_s = time.monotonic() - started
             result = asyncio.run(drive(args, port, proc.pid, plan))
         finally:
@@ -588,7 +632,8 @@ def main() -> int:
                 asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
     database = "bare" if args.bare else ("postgresql" if drop else "sqlite")
     mode = "unpaced" if args.unpaced else "paced"
-    head = {"server": database, "mode": mode, "tables": args.tables, "idle": args.idle}
+    head = {"server": database, "mode": mode, "workers": args.workers}
+    head |= {"tables": args.tables, "idle": args.idle}
     print(json.dumps({**head, "boot_s": round(boot_s, 1), **result}))
     return 0
 

@@ -13,6 +13,10 @@ import httpx
 import websockets
 
 RETRIES_WHEN_BUSY = 6
+# The server runs several workers and this socket reached one that does not run the table (the close
+# reason names the one that does): reconnect there (a fresh ticket names it too).
+CLOSE_MOVED = 4307
+MAX_TABLE_ID = 2**31 - 1
 
 
 class ApiError(Exception):
@@ -81,9 +85,13 @@ class Api:
         return f"{base}/ws/tables/{table_id}"
 
     async def ws_url(self, table_id: int) -> str:
-        """The table's websocket URL with a fresh single-use ticket (the token never goes in a URL)."""
-        ticket = (await self.call("POST", "/api/auth/ws-ticket"))["ticket"]
-        return f"{self.ws_base(table_id)}?ticket={ticket}"
+        """The table's websocket URL with a fresh single-use ticket (the token never goes in a URL); with
+        several workers, the URL of the one that runs the table."""
+        # (An id out of range gets no owner: the socket itself is refused with its typed error.)
+        query = f"?table={table_id}" if 1 <= table_id <= MAX_TABLE_ID else ""
+        data = await self.call("POST", f"/api/auth/ws-ticket{query}")
+        url: str | None = data.get("url")
+        return url or f"{self.ws_base(table_id)}?ticket={data['ticket']}"
 
     def table(self, table_id: int, *, record: bool = False) -> TableClient:
         return TableClient(self, table_id, record=record)
@@ -123,9 +131,19 @@ class TableClient:
     async def receive(self, timeout: float | None = None) -> dict[str, Any]:
         # asyncio.timeout, not wait_for: Python 3.11's wait_for can swallow a cancellation that arrives
         # as a frame does, and a bot told to stop would then play on.
-        async with asyncio.timeout(timeout):
-            text = await self.ws.recv()
+        try:
+            async with asyncio.timeout(timeout):
+                text = await self.ws.recv()
+        except websockets.ConnectionClosed as exc:
+            if exc.rcvd is None or exc.rcvd.code != CLOSE_MOVED:
+                raise
+            await self.connect()  # the table moved to another worker
+            return await self.receive(timeout)
         message: dict[str, Any] = json.loads(text)
+        if message.get("type") == "error" and message.get("code") == "moved":
+            await self.ws.close()
+            await self.connect()
+            return await self.receive(timeout)
         if self.record:
             self.frames.append(message)
         kind = message.get("type")

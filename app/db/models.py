@@ -101,6 +101,8 @@ class GameTable(Base):
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     sheet: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     settlement: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # The worker process (its boot id) that runs the table when there are several (app.server.cluster).
+    owner: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
 
 
 class TableSeat(Base):
@@ -208,3 +210,21 @@ class Sanction(Base):
     revoked_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     revoked_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     revoke_reason: Mapped[str | None] = mapped_column(String(500), nullable=True)
+
+
+class WorkerSlot(Base):
+    """One worker process per slot (``serve --workers N``): the process now in it and its own address."""
+
+    __tablename__ = "workers"
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    boot: Mapped[str] = mapped_column(String(32))
+    address: Mapped[str] = mapped_column(String(255))  # host:port of its own listener
+    started_at: Mapped[float] = mapped_column(Float)
+
+
+class UsedTicket(Base):
+    """A signed websocket ticket already redeemed (by any worker); kept until it would have expired."""
+
+    __tablename__ = "used_tickets"
+    nonce: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[float] = mapped_column(Float, index=True)

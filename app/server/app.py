@@ -3,24 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
+import httpx
 from fastapi import FastAPI
 
 from app.auth.passwords import PasswordPool
 from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
+from app.server.cluster import Cluster
 from app.server.context import ServerContext
 from app.server.errors import install_error_handlers
+from app.server.forward import ForwardToOwner
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.middleware import BodyLimit, SecurityHeaders
 from app.server.persistence import GroupWriter
 from app.server.ratelimit import KeyedLimiter
-from app.server.registry import recover_all, shutdown_all
+from app.server.registry import recover_all, recover_owned, shutdown_all
 from app.server.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
-from app.server.sessions import TicketBook, watch_sessions
+from app.server.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.settings import Settings, get_settings
 from app.server.ws import router as ws_router
 from app.web import mount_site
@@ -54,12 +58,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.ctx = ctx
         await writer.start()
-        await recover_all(ctx)
-        watcher = asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval))
+        background = []
+        if settings.workers > 1 and settings.worker_slot is not None:
+            ctx.cluster = Cluster(
+                slot=settings.worker_slot,
+                workers=settings.workers,
+                boot=writer.boot.id,
+                address=f"{settings.worker_host}:{settings.worker_port}",
+                lease_ms=int(settings.worker_lease * 1000),
+                interval=settings.heartbeat_interval,
+            )
+            ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
+            app.state.forward_http = httpx.AsyncClient(timeout=60.0)
+            await recover_owned(ctx)
+            background.append(asyncio.create_task(ctx.cluster.run(ctx), name="worker-tick"))
+        else:
+            await recover_all(ctx)
+        background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
         try:
             yield
         finally:
-            watcher.cancel()
+            for task in background:
+                task.cancel()
+            if ctx.cluster is not None:
+                await app.state.forward_http.aclose()
             await shutdown_all(ctx)
             await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
@@ -79,8 +101,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
 
     # Lobby requests are small; a larger body is refused before anything parses or buffers it.
+    if settings.workers > 1:
+        # A table's request that reaches a worker which does not run the table goes to the one that
+        # does (inside the body limit: nothing oversized is forwarded).
+        app.add_middleware(ForwardToOwner)
     app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes, timeout=settings.body_timeout)
-    app.add_middleware(SecurityHeaders, exempt=("/docs", "/redoc") if docs else ())
+    socket_ports: tuple[int, ...] = ()
+    if settings.workers > 1 and settings.public_port is not None:
+        socket_ports = settings.worker_ports(settings.public_port)
+    app.add_middleware(SecurityHeaders, exempt=("/docs", "/redoc") if docs else (), socket_ports=socket_ports)
 
     app.include_router(auth.router)
     app.include_router(lobby.router)
@@ -94,8 +123,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ws_router)
 
     @app.get("/api/health")
-    async def health() -> dict[str, str]:
-        return {"status": "ok"}
+    async def health() -> dict[str, str | int]:
+        cluster = app.state.ctx.cluster if hasattr(app.state, "ctx") else None
+        if cluster is None:
+            return {"status": "ok"}
+        # Several workers: which one answered (the public port lands on any of them).
+        return {"status": "ok", "worker": cluster.slot, "boot": cluster.boot, "pid": os.getpid()}
 
     mount_site(app)
     return app

@@ -11,11 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from app.auth.passwords import PasswordPool
 from app.server.persistence import GroupWriter
 from app.server.ratelimit import KeyedLimiter
-from app.server.sessions import TicketBook
+from app.server.sessions import SignedTickets, TicketBook
 from app.server.settings import Settings
 
 if TYPE_CHECKING:
     from app.server.actor import TableActor
+    from app.server.cluster import Cluster
     from app.server.connection import Connection
 
 
@@ -38,3 +39,7 @@ class ServerContext:
     # Every live websocket by user id: a revoked or disabled user's sockets are closed through it.
     user_connections: dict[int, set[Connection]] = field(default_factory=dict)
     table_connections: dict[int, set[Connection]] = field(default_factory=dict)
+    # Several worker processes (`serve --workers N`): which tables this one owns; None with one process.
+    cluster: Cluster | None = None
+    # Their tickets are signed so that any worker can redeem one (`app.server.sessions.SignedTickets`).
+    signed_tickets: SignedTickets | None = None

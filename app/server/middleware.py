@@ -93,9 +93,13 @@ class SecurityHeaders:
     """Adds the security headers to every HTTP response that does not set its own. ``exempt`` paths (the
     interactive API docs, which load their scripts from a CDN) get all but the content security policy."""
 
-    def __init__(self, app: ASGIApp, exempt: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, app: ASGIApp, exempt: tuple[str, ...] = (), socket_ports: tuple[int, ...] = ()
+    ) -> None:
         self.app = app
         self.exempt = exempt
+        # Several workers: the pages may open sockets on the workers' own ports of the same host.
+        self.socket_ports = socket_ports
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -103,7 +107,10 @@ class SecurityHeaders:
             return
         extra = list(_HEADERS)
         if not (self.exempt and scope["path"].startswith(self.exempt)):
-            extra.append((b"content-security-policy", CONTENT_SECURITY_POLICY.encode()))
+            policy = CONTENT_SECURITY_POLICY
+            if self.socket_ports:
+                policy = policy.replace("connect-src 'self'", f"connect-src 'self' {self._sockets(scope)}")
+            extra.append((b"content-security-policy", policy.encode()))
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -114,3 +121,10 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+    def _sockets(self, scope: Scope) -> str:
+        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
+        name = host.split("]", 1)[0] + "]" if host.startswith("[") else host.split(":", 1)[0]
+        if not name or any(c in name for c in " ;,'\""):
+            return ""
+        return " ".join(f"{scheme}://{name}:{port}" for port in self.socket_ports for scheme in ("ws", "wss"))

@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from app.db.models import GameTable
 from app.server.actor import TableActor
+from app.server.cluster import TableElsewhere
 from app.server.commands import mono_ms
 from app.server.context import ServerContext
 from app.server.loading import read_table
@@ -34,10 +35,21 @@ LIVE = ("waiting", "playing")
 
 
 async def get_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
+    """The table's actor, loaded if need be. With several workers, only once this process owns the table
+    (`app.server.cluster`); `TableElsewhere` (503) when another live worker runs it."""
     actor = ctx.tables.get(table_id)
     if actor is None:
+        if ctx.cluster is not None and not await ctx.cluster.claim(ctx, table_id):
+            raise TableElsewhere(table_id)
         actor = await load_actor(ctx, table_id)
     return actor
+
+
+async def place_table(ctx: ServerContext, table_id: int) -> None:
+    """A table just created: loaded here, or (several workers) given to the least busy live worker,
+    which loads it when its first request or socket arrives."""
+    if ctx.cluster is None or await ctx.cluster.place(ctx, table_id) == ctx.cluster.boot:
+        await get_actor(ctx, table_id)
 
 
 async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
@@ -95,6 +107,20 @@ async def recover_all(ctx: ServerContext) -> int:
     if not failed:
         # Every table counts from this process now; the dead processes' rows are no longer needed.
         await forget_heartbeats(ctx.writer.engine, ctx.heartbeats)
+    return len(ids)
+
+
+async def recover_owned(ctx: ServerContext) -> int:
+    """Several workers: take this worker's slot (and the tables of the process it replaces) and reload
+    the unfinished tables it owns; the heartbeats of live workers stay (they are not dead)."""
+    assert ctx.cluster is not None
+    await ctx.cluster.register(ctx)
+    ids = await ctx.cluster.owned_live(ctx)
+    for table_id in ids:
+        try:
+            await load_actor(ctx, table_id)
+        except Exception:
+            log.exception("table %s could not be recovered", table_id)
     return len(ids)
 
 

@@ -9,15 +9,21 @@ itself when the token it was opened with expires.
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
+import json
 import logging
 import secrets
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
+from sqlalchemy import delete, insert, select
+from sqlalchemy.exc import IntegrityError
 
-from app.db.models import User
+from app.db.models import UsedTicket, User
 from app.protocol.messages import ErrorMessage
 
 if TYPE_CHECKING:
@@ -70,6 +76,67 @@ class TicketBook:
             if ticket.expires_at > now:
                 break
             del self._tickets[key]
+
+
+class SignedTickets:
+    """Tickets any worker can verify (``serve --workers N``): the claims signed with the server secret
+    (HMAC-SHA256), single-use through the database (`redeem_signed`), so one issued by any worker is
+    redeemed once, at the table's owner. Nothing is stored until a ticket is used."""
+
+    PREFIX = "s1."
+
+    def __init__(self, secret: str, ttl: float) -> None:
+        self._key = hashlib.sha256(b"ws-ticket:" + secret.encode()).digest()
+        self.ttl = ttl
+
+    def issue(self, user_id: int, generation: int, token_expires_at: float, now: float) -> tuple[str, float]:
+        del now  # a signed ticket's expiry is on the wall clock (it crosses processes)
+        claims = {"u": user_id, "g": generation, "x": token_expires_at, "e": time.time() + self.ttl,
+                  "n": secrets.token_urlsafe(18)}  # fmt: skip
+        body = base64.urlsafe_b64encode(json.dumps(claims, separators=(",", ":")).encode()).decode()
+        return f"{self.PREFIX}{body}.{self._sign(body)}", self.ttl
+
+    def verify(self, key: str) -> tuple[Ticket, str, float] | None:
+        """The ticket, its nonce and its wall-clock expiry, if the signature holds and it has not
+        expired (whether it was used is `redeem_signed`'s question)."""
+        if not key.startswith(self.PREFIX) or len(key) > 1024:
+            return None
+        body, _, signature = key[len(self.PREFIX) :].rpartition(".")
+        if not body or not hmac.compare_digest(signature, self._sign(body)):
+            return None
+        try:
+            claims = json.loads(base64.urlsafe_b64decode(body.encode()))
+            ticket = Ticket(int(claims["u"]), int(claims["g"]), float(claims["x"]), float(claims["e"]))
+            nonce = str(claims["n"])
+        except (ValueError, KeyError, TypeError):
+            return None
+        if ticket.expires_at <= time.time():
+            return None
+        return ticket, nonce, ticket.expires_at
+
+    def _sign(self, body: str) -> str:
+        digest = hmac.new(self._key, body.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+async def redeem_signed(ctx: ServerContext, signed: SignedTickets, key: str) -> Ticket | None:
+    """A signed ticket, once: its nonce is inserted into ``used_tickets`` (primary key), so a second
+    redemption anywhere fails on the conflict."""
+    verified = signed.verify(key)
+    if verified is None:
+        return None
+    ticket, nonce, expires_at = verified
+    try:
+        async with ctx.sessions() as session, session.begin():
+            await session.execute(insert(UsedTicket).values(nonce=nonce, expires_at=expires_at))
+    except IntegrityError:
+        return None
+    return ticket
+
+
+async def forget_used_tickets(ctx: ServerContext) -> None:
+    async with ctx.sessions() as session, session.begin():
+        await session.execute(delete(UsedTicket).where(UsedTicket.expires_at < time.time() - 60))
 
 
 def too_many_connections(ctx: ServerContext, user_id: int, table_id: int) -> str | None:

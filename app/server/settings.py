@@ -92,6 +92,28 @@ class Settings(BaseSettings):
     # permessage-deflate compresses every frame again for every connection (its context is per
     # connection): off, an update encoded once costs no more per viewer than a socket write.
     ws_deflate: bool = False
+    # Worker processes on this machine (`python -m app serve --workers N`), each owning a share of the
+    # tables (app.server.cluster); 1: one process runs every table, as without workers.
+    workers: int = Field(1, ge=1, le=64)
+    # Set by the supervisor for each worker: its slot (0..N-1) and its own port (public port + 1 + slot
+    # unless `worker_port_base` is set), where the other workers forward to it and clients are redirected.
+    worker_slot: int | None = Field(None, ge=0)
+    worker_port: int | None = Field(None, ge=1, le=65535)
+    worker_port_base: int = Field(0, ge=0, le=65535)
+    # The host the workers reach each other on (their own ports listen there too).
+    worker_host: str = "127.0.0.1"
+    # A worker whose heartbeat is older than this is dead: any live worker takes its tables over. Longer
+    # than a commit can wait for the database (SQLite's busy timeout is 30 s), so a slow worker is not
+    # taken for a dead one; a worker restarted by the supervisor takes its slot's tables at once anyway.
+    worker_lease: float = Field(30.0, gt=0)
+    # The public port the browser pages come from (set by the supervisor): pages served there may open
+    # sockets on the workers' own ports.
+    public_port: int | None = Field(None, ge=1, le=65535)
+
+    def worker_ports(self, public_port: int) -> tuple[int, ...]:
+        """The workers' own ports, by slot."""
+        base = self.worker_port_base or public_port + 1
+        return tuple(range(base, base + self.workers))
 
 
 @lru_cache(maxsize=1)

@@ -22,6 +22,7 @@ from app.protocol.messages import (
     parse_client_message,
 )
 from app.server.actor import TableActor
+from app.server.cluster import CLOSE_MOVED, TableElsewhere, hostname, moved_url
 from app.server.commands import Act, Connect, Disconnect, Resync
 from app.server.connection import Connection, TokenBucket
 from app.server.context import ServerContext
@@ -29,7 +30,7 @@ from app.server.deps import MAX_ID, claims_of, live_user
 from app.server.errors import ApiError, database_down, database_unavailable
 from app.server.privacy import PRIVATE_ROOM, may_watch_table
 from app.server.registry import get_actor
-from app.server.sessions import too_many_connections, track, untrack
+from app.server.sessions import redeem_signed, too_many_connections, track, untrack
 
 router = APIRouter()
 
@@ -37,6 +38,7 @@ CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_POLICY = 1008
+CLOSE_TRY_AGAIN = 1013
 
 
 async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User, float]:
@@ -45,7 +47,10 @@ async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User,
     ticket_key = websocket.query_params.get("ticket")
     async with ctx.sessions() as session:
         if ticket_key:
-            ticket = ctx.tickets.redeem(ticket_key, time.monotonic())
+            if ctx.signed_tickets is not None:
+                ticket = await redeem_signed(ctx, ctx.signed_tickets, ticket_key)
+            else:
+                ticket = ctx.tickets.redeem(ticket_key, time.monotonic())
             if ticket is None:
                 raise ApiError(401, "unauthorized", "unknown, used or expired ticket")
             user = await live_user(session, ticket.user_id, ticket.generation)
@@ -60,9 +65,10 @@ def _expire(conn: Connection) -> None:
     conn.close(CLOSE_UNAUTHORIZED)
 
 
-def origin_allowed(websocket: WebSocket, allowed: str) -> bool:
+def origin_allowed(websocket: WebSocket, allowed: str, public_port: int | None = None) -> bool:
     """A browser's page may open a socket only from the server's own origin or an allowed one (another
-    site's page must not play with its visitor's ticket); clients that send no Origin are not browsers."""
+    site's page must not play with its visitor's ticket); clients that send no Origin are not browsers.
+    With several workers, a page of the public port may open a socket on a worker's own port."""
     origin = websocket.headers.get("origin")
     if origin is None:
         return True
@@ -70,13 +76,31 @@ def origin_allowed(websocket: WebSocket, allowed: str) -> bool:
     if origin in {o.strip().rstrip("/").lower() for o in allowed.split(",") if o.strip()}:
         return True
     host = websocket.headers.get("host", "").lower()
-    return bool(host) and origin in (f"http://{host}", f"https://{host}")
+    hosts = {host}
+    if public_port is not None and host:
+        hosts.add(f"{hostname(host)}:{public_port}")
+    return bool(host) and any(origin in (f"http://{h}", f"https://{h}") for h in hosts)
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+async def _refuse(
+    websocket: WebSocket, code: str, message: str, close_code: int, reason: str | None = None
+) -> None:
     await websocket.accept()
     await websocket.send_text(ErrorMessage(code=code, message=message).model_dump_json())
-    await websocket.close(code=close_code)
+    await websocket.close(code=close_code, reason=reason)
+
+
+async def _redirect(websocket: WebSocket, ctx: ServerContext, table_id: int) -> bool:
+    """Several workers: a socket for a table another worker runs is closed with `CLOSE_MOVED`, the reason
+    naming that worker's websocket URL (reconnect there with the same ticket, which is not used here)."""
+    if ctx.cluster is None or not 1 <= table_id <= MAX_ID:
+        return False
+    address = await ctx.cluster.locate(ctx, table_id)
+    if address is None:
+        return False
+    url = moved_url(websocket, address, table_id)
+    await _refuse(websocket, "moved", f"table {table_id} is served at {url}", CLOSE_MOVED, url)
+    return True
 
 
 async def _welcome(ctx: ServerContext, table_id: int, user: User) -> bool:
@@ -92,13 +116,18 @@ async def _welcome(ctx: ServerContext, table_id: int, user: User) -> bool:
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
     ctx: ServerContext = websocket.app.state.ctx
     settings = ctx.settings
-    if not origin_allowed(websocket, settings.allowed_origins):
+    if not origin_allowed(websocket, settings.allowed_origins, settings.public_port):
         await _refuse(websocket, "forbidden", "this origin may not open table sockets", CLOSE_FORBIDDEN)
         return
     try:
+        if await _redirect(websocket, ctx, table_id):
+            return
         user, authority_ends = await _authenticate(ctx, websocket)
         welcome = await _welcome(ctx, table_id, user)
         actor = await get_actor(ctx, table_id) if welcome and 1 <= table_id <= MAX_ID else None
+    except TableElsewhere as exc:  # several workers: another one took the table meanwhile; try again
+        await _refuse(websocket, exc.code, exc.message, CLOSE_TRY_AGAIN)
+        return
     except ApiError as exc:
         await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
         return
@@ -134,7 +163,13 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         raise
     # Fetched again after the await: a finished table may have left memory meanwhile. No await between
     # this and the submit below, so the actor that gets the connection is the live one.
-    actor = await get_actor(ctx, table_id)
+    try:
+        actor = await get_actor(ctx, table_id)
+    except TableElsewhere as exc:  # several workers: taken over by another one meanwhile
+        untrack(ctx, conn, table_id)
+        await websocket.send_text(ErrorMessage(code=exc.code, message=exc.message).model_dump_json())
+        await websocket.close(code=CLOSE_TRY_AGAIN)
+        return
     assert actor is not None
     conn.start()
     loop = asyncio.get_running_loop()

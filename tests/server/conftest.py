@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -223,6 +224,47 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     )
 
 
+class Workers:
+    def __init__(self, server: ServerProcess, ports: list[int]) -> None:
+        self.server = server
+        self.ports = ports
+
+    def health(self, slot: int) -> dict[str, Any]:
+        data: dict[str, Any] = httpx.get(f"http://127.0.0.1:{self.ports[slot]}/api/health", timeout=2).json()
+        return data
+
+    def wait_up(self, slot: int, not_boot: str | None = None, timeout: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                data = self.health(slot)
+                if data.get("boot") and data["boot"] != not_boot:
+                    return data
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError(f"worker {slot} did not come up")
+
+
+def run_workers(url: str, tmp_path: Path, workers: int = 2) -> Iterator[Workers]:
+    """``python -m app serve --workers N`` on ``url``, every worker up (its own port answers)."""
+    base = free_port()
+    env = {
+        "PREFERANS_WORKER_PORT_BASE": str(base),
+        "PREFERANS_HEARTBEAT_INTERVAL": "0.5",
+        "PREFERANS_WORKER_LEASE": "5",
+    }
+    servers = _server(url, tmp_path, env, extra_args=("--workers", str(workers)), log_level="info")
+    server = next(servers)
+    cluster = Workers(server, [base + slot for slot in range(workers)])
+    try:
+        for slot in range(workers):
+            cluster.wait_up(slot)
+        yield cluster
+    finally:
+        servers.close()
+
+
 async def login(server: ServerProcess, name: str, password: str = PASSWORD) -> Api:
     api = Api(server.url)
     await api.login(name, password)
@@ -250,8 +292,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     if report.when == "call" and report.failed:
-        for name in ("server", "sqlite_server", "shared_server", "outage_server"):
+        names = ("server", "sqlite_server", "shared_server", "outage_server", "workers", "sqlite_workers")
+        for name in names:
             server = item.funcargs.get(name) if hasattr(item, "funcargs") else None  # type: ignore[attr-defined]
+            if isinstance(server, Workers):
+                server = server.server
             if isinstance(server, ServerProcess) and server.log_path and server.log_path.exists():
                 tail = server.log_path.read_text(errors="replace").splitlines()[-60:]
                 report.sections.append(("server log (tail)", "\n".join(tail)))

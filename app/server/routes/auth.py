@@ -7,8 +7,9 @@ event loop) and are rate-limited per client address and, for login, per name (42
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import IntegrityError
 
@@ -16,8 +17,9 @@ from app.auth.passwords import PoolBusy
 from app.auth.roles import Role
 from app.auth.tokens import issue_token
 from app.auth.users import AccountError, check_credentials, create_user, revoke_tokens, user_by_name
+from app.server.cluster import moved_url
 from app.server.context import ServerContext
-from app.server.deps import ContextDep, CurrentClaims, CurrentUser, SessionDep
+from app.server.deps import MAX_ID, ContextDep, CurrentClaims, CurrentUser, SessionDep
 from app.server.errors import ApiError
 from app.server.ratelimit import retry_after
 from app.server.sessions import close_user
@@ -108,14 +110,29 @@ async def login(body: Credentials, request: Request, session: SessionDep, ctx: C
 class TicketOut(BaseModel):
     ticket: str
     expires_in: float
+    # Several workers, with ``?table=ID``: the websocket URL (ticket included) on the own port of the
+    # worker that runs the table; absent otherwise (open the socket where you are).
+    url: str | None = None
 
 
-@router.post("/ws-ticket")
-async def ws_ticket(user: CurrentUser, claims: CurrentClaims, ctx: ContextDep) -> TicketOut:
+@router.post("/ws-ticket", response_model_exclude_none=True)
+async def ws_ticket(
+    request: Request,
+    user: CurrentUser,
+    claims: CurrentClaims,
+    ctx: ContextDep,
+    table: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+) -> TicketOut:
     """A single-use ticket for opening one websocket (``/ws/tables/{id}?ticket=…``) within ``expires_in``
     seconds; the socket lives until the bearer token it came from expires."""
-    ticket, ttl = ctx.tickets.issue(user.id, user.token_generation, claims.expires_at, time.monotonic())
-    return TicketOut(ticket=ticket, expires_in=ttl)
+    book = ctx.signed_tickets or ctx.tickets
+    ticket, ttl = book.issue(user.id, user.token_generation, claims.expires_at, time.monotonic())
+    url = None
+    if ctx.cluster is not None and table is not None:
+        address = await ctx.cluster.address_of(ctx, table)
+        if address is not None:
+            url = f"{moved_url(request, address, table)}?ticket={ticket}"
+    return TicketOut(ticket=ticket, expires_in=ttl, url=url)
 
 
 @router.post("/logout")

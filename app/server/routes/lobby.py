@@ -29,7 +29,7 @@ from app.server.deps import (
 )
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
 from app.server.privacy import require_sit, require_watch, room_access, table_room, visible_rooms
-from app.server.registry import LIVE, get_actor
+from app.server.registry import LIVE, get_actor, place_table
 from app.server.robot_levels import robot_level
 from app.server.robot_seats import attach_robots, robot_user
 
@@ -242,7 +242,7 @@ async def open_table(
     )
     session.add(table)
     await session.commit()
-    await get_actor(ctx, table.id)
+    await place_table(ctx, table.id)
     return await _table_out(ctx, session, table)
 
 

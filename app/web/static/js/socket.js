@@ -100,8 +100,13 @@ export class TableSocket {
   async open() {
     /** @type {string} */
     let ticket;
+    /** @type {string | undefined} */
+    let owner;
     try {
-      ticket = (await call("POST", "/api/auth/ws-ticket")).ticket;
+      // With several server workers the answer names the one that runs the table (`url`).
+      const answer = await call("POST", `/api/auth/ws-ticket?table=${this.tableId}`);
+      ticket = answer.ticket;
+      owner = answer.url;
     } catch (exc) {
       if (exc instanceof ApiError && exc.status === 401) {
         this.stopped = true;
@@ -113,13 +118,16 @@ export class TableSocket {
     }
     if (this.stopped) return;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${scheme}://${location.host}/ws/tables/${this.tableId}?ticket=${encodeURIComponent(ticket)}`;
+    const url =
+      owner ?? `${scheme}://${location.host}/ws/tables/${this.tableId}?ticket=${encodeURIComponent(ticket)}`;
     const ws = new WebSocket(url);
     this.ws = ws;
     ws.onmessage = (event) => this.receive(JSON.parse(event.data));
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      // 4307: another worker runs the table; the next ticket names it, so reconnect at once.
+      if (event.code === 4307) this.attempt = 0;
       this.pending = null; // lost with the socket; the snapshot after reconnecting tells what was applied
       if (!this.stopped) this.retryLater();
     };
@@ -174,6 +182,7 @@ export class TableSocket {
         if (this.state) this.handlers.onState(this.state, frame);
         break;
       case "error":
+        if (frame.code === "moved") return; // the close (4307) that follows reconnects
         // Not for this user (logged out, no such table, a private room closed to spectators): no retry.
         if (frame.code === "unauthorized" || frame.code === "not_found" || frame.code === "private_room") {
           this.stopped = true;

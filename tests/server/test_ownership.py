@@ -1,0 +1,164 @@
+"""Table ownership between worker processes (app.server.cluster): the claim is one compare-and-set, so
+two processes racing for the same tables never both win; a live owner's tables are not claimable, a dead
+one's (heartbeat older than the lease) are; signed tickets verify anywhere and redeem once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from sqlalchemy import insert, select
+
+from app.db.engine import make_engine, make_sessionmaker
+from app.db.migrate import upgrade
+from app.db.models import GameTable, Room, ServerState, User, WorkerSlot
+from app.server.cluster import Cluster
+from app.server.persistence import HEARTBEAT_PREFIX, wall_ms
+from app.server.sessions import SignedTickets, redeem_signed
+
+N = 40
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
+    else:
+        url = str(request.getfixturevalue("pg_database"))
+    upgrade(url)
+    return url
+
+
+def _ctx(url: str) -> Any:
+    engine = make_engine(url)
+    return SimpleNamespace(sessions=make_sessionmaker(engine), engine=engine,
+                           writer=SimpleNamespace(engine=engine), heartbeats={}, tables={})  # fmt: skip
+
+
+def _cluster(slot: int, boot: str) -> Cluster:
+    return Cluster(
+        slot=slot, workers=2, boot=boot, address=f"127.0.0.1:{9000 + slot}", lease_ms=60_000, interval=1
+    )
+
+
+async def _setup(ctx: Any, owners: dict[str, int]) -> None:
+    """Tables owned by the given boots (a heartbeat age in ms each; -1: no owner)."""
+    async with ctx.sessions() as session, session.begin():
+        session.add(User(id=1, name="op", name_key="op", password_hash="x", role="operator", created_at=0.0))
+    async with ctx.sessions() as session, session.begin():
+        session.add(
+            Room(id=1, name="r", operator_id=1, preset="p", overrides={}, conventions={}, created_at=0.0)
+        )
+    async with ctx.sessions() as session, session.begin():
+        table_id = 0
+        for boot, age in owners.items():
+            if age >= 0:
+                await session.execute(
+                    insert(ServerState).values(key=HEARTBEAT_PREFIX + boot, value=str(wall_ms() - age))
+                )
+            for _ in range(N):
+                table_id += 1
+                session.add(GameTable(id=table_id, room_id=1, seats=3, conventions={}, first_dealer=0,
+                                      status="waiting", version=0, created_at=0.0,
+                                      owner=boot if age != -1 else None))  # fmt: skip
+
+
+async def _owners(ctx: Any) -> dict[int, str | None]:
+    async with ctx.sessions() as session:
+        return dict((await session.execute(select(GameTable.id, GameTable.owner))).all())  # type: ignore[arg-type]
+
+
+def test_two_processes_racing_for_tables_never_both_win(database: str) -> None:
+    async def scenario() -> None:
+        ctx_a, ctx_b = _ctx(database), _ctx(database)
+        try:
+            # 40 tables of a dead worker (last beat ten minutes ago; the lease is a minute), 40 of a live one.
+            await _setup(ctx_a, {"dead": 600_000, "alive": 100})
+            a, b = _cluster(0, "boot-a"), _cluster(1, "boot-b")
+            await _beat(ctx_a, "boot-a")  # both racers are alive (real workers beat every second)
+            await _beat(ctx_a, "boot-b")
+            ids = list(range(1, 2 * N + 1))
+            results_a, results_b = await asyncio.gather(
+                asyncio.gather(*(a.claim(ctx_a, t) for t in ids)),
+                asyncio.gather(*(b.claim(ctx_b, t) for t in ids)),
+            )
+            owners = await _owners(ctx_a)
+            for table_id, won_a, won_b in zip(ids, results_a, results_b, strict=True):
+                if table_id <= N:  # the dead worker's: exactly one of the two took each
+                    assert won_a != won_b, table_id
+                    assert owners[table_id] == ("boot-a" if won_a else "boot-b")
+                else:  # the live worker's: nobody may take them
+                    assert not won_a and not won_b
+                    assert owners[table_id] == "alive"
+            # The owner claims its own again freely; the loser cannot take it from a live winner.
+            winner = a if results_a[0] else b
+            loser, loser_ctx = (b, ctx_b) if winner is a else (a, ctx_a)
+            assert await winner.claim(ctx_a, 1)
+            assert not await loser.claim(loser_ctx, 1)
+        finally:
+            await ctx_a.engine.dispose()
+            await ctx_b.engine.dispose()
+
+    asyncio.run(scenario())
+
+
+async def _beat(ctx: Any, boot: str) -> None:
+    async with ctx.sessions() as session, session.begin():
+        await session.execute(insert(ServerState).values(key=HEARTBEAT_PREFIX + boot, value=str(wall_ms())))
+
+
+def test_new_tables_go_to_the_least_busy_live_worker(database: str) -> None:
+    async def scenario() -> None:
+        ctx = _ctx(database)
+        try:
+            await _setup(ctx, {"nobody": -1})
+            a, b = _cluster(0, "boot-a"), _cluster(1, "boot-b")
+            await _beat(ctx, "boot-a")
+            await _beat(ctx, "boot-b")
+            async with ctx.sessions() as session, session.begin():
+                for slot, boot in ((0, "boot-a"), (1, "boot-b")):
+                    await session.execute(
+                        insert(WorkerSlot).values(
+                            slot=slot, boot=boot, address=f"127.0.0.1:{9000 + slot}", started_at=time.time()
+                        )
+                    )
+            placed = [await (a if t % 3 else b).place(ctx, t) for t in range(1, 11)]
+            # Whoever places it, each new table goes to the one with fewer: they alternate.
+            assert placed.count("boot-a") == 5 and placed.count("boot-b") == 5
+            # A placed table is not placed again (the compare-and-set sees an owner).
+            assert await b.place(ctx, 1) == placed[0]
+        finally:
+            await ctx.engine.dispose()
+
+    asyncio.run(scenario())
+
+
+def test_signed_tickets_verify_anywhere_and_redeem_once(database: str) -> None:
+    async def scenario() -> None:
+        ctx_a, ctx_b = _ctx(database), _ctx(database)
+        try:
+            issuer, other = SignedTickets("s" * 40, 30), SignedTickets("s" * 40, 30)
+            ticket, ttl = issuer.issue(7, 3, time.time() + 3600, 0.0)
+            assert ttl == 30
+            forged = ticket[:-2] + ("A" if ticket[-2] != "A" else "B") + ticket[-1]
+            assert other.verify(forged) is None
+            assert SignedTickets("t" * 40, 30).verify(ticket) is None  # another secret
+            both = await asyncio.gather(
+                redeem_signed(ctx_a, issuer, ticket), redeem_signed(ctx_b, other, ticket)
+            )
+            redeemed = [t for t in both if t is not None]
+            assert len(redeemed) == 1 and redeemed[0].user_id == 7 and redeemed[0].generation == 3
+            assert await redeem_signed(ctx_a, issuer, ticket) is None
+            expired = SignedTickets("s" * 40, 0.01)
+            late, _ = expired.issue(7, 3, time.time() + 3600, 0.0)
+            await asyncio.sleep(0.05)
+            assert await redeem_signed(ctx_a, expired, late) is None
+        finally:
+            await ctx_a.engine.dispose()
+            await ctx_b.engine.dispose()
+
+    asyncio.run(scenario())
