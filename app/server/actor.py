@@ -201,7 +201,13 @@ class TableActor:
             self._retry = None
         try:
             if self._unsure and not isinstance(command, _READ_ONLY):
-                await self._reconcile()
+                try:
+                    await self._reconcile()
+                except Exception:
+                    if isinstance(command, Act):  # every action gets a reply: this one is not applied
+                        away = "the table cannot reach its database; send it again"
+                        command.conn.send(ErrorMessage(code="server_error", message=away, seq=command.seq))
+                    raise
             if command is None:
                 await self._recover_moves()
             else:
@@ -216,7 +222,10 @@ class TableActor:
         except Exception as exc:
             # A failure (the database unreachable, a bug) leaves the in-memory table as it was before the
             # step: nothing was published that was not committed, and the caller is told.
-            log.exception("table %s: command failed", self.table_id)
+            if self._failures:  # the database is away: one line per command, the writer logged the cause
+                log.warning("table %s: command failed, database unreachable: %s", self.table_id, exc)
+            else:
+                log.exception("table %s: command failed", self.table_id)
             if command is not None:
                 fail(command, SeatError("server_error", f"the table could not store the change: {exc}"))
 
@@ -636,7 +645,13 @@ class TableActor:
         self._failures += 1
         game = self.game
         if game is not None and not game.is_over and not game.clock.frozen:
-            self.game = replace(game, clock=game.clock.freeze(mono_ms()))
+            # From when the database was first seen away (a failed heartbeat, another table's batch), so an
+            # idle seat is not charged the outage before its own table first tried to store.
+            at = mono_ms()
+            failing_since = self.ctx.writer.failing_since
+            if failing_since is not None:
+                at = min(at, failing_since)
+            self.game = replace(game, clock=game.clock.freeze(at))
         if self._retry is None:
             delay = min(5.0, 0.25 * 2 ** min(self._failures, 5))
             self._retry = asyncio.get_running_loop().call_later(delay, self.submit, Retry())
@@ -649,9 +664,11 @@ class TableActor:
             return
         result = await self._run_step(Resume())
         if not result.changed:
-            thawed = self._thawed(game, mono_ms())
+            now = mono_ms()
+            thawed = self._thawed(game, now)
             await self._commit(StepWrite(table={"clock": self._clock_record(thawed)}), bump=False)
-            self.game = thawed
+            # §8.1: the seat's time runs from when the table could store again, not from the attempt.
+            self.game = thawed.with_server_time(now, mono_ms())
 
     # ---- publishing ------------------------------------------------------------------------------------
 

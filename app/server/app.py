@@ -68,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 lease_ms=int(settings.worker_lease * 1000),
                 interval=settings.heartbeat_interval,
             )
+            writer.owner = writer.boot.id  # the writer stores only steps of tables this process owns
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
             await recover_owned(ctx)

@@ -25,7 +25,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Executable, Table, and_, bindparam, delete, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Executable,
+    Select,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -184,6 +197,10 @@ class WriteRefused(Exception):
     """The writer is closed or its queue is full: nothing was stored."""
 
 
+class TableMoved(WriteRefused):
+    """Another worker process owns the table now: its step was not stored here."""
+
+
 @dataclass(slots=True)
 class _Pending:
     table_id: int
@@ -217,6 +234,12 @@ class GroupWriter:
         self.batches = 0
         self.committed = 0
         self._closing = False
+        # With several worker processes: this process's boot id, the owner every table it writes must still
+        # have (`app.server.cluster`); a batch's rows of a table taken over meanwhile are not written.
+        self.owner: str | None = None
+        # Since when (monotonic ms) every batch has failed, heartbeats included: None while commits succeed.
+        # A table that could not store freezes its clocks from then, not from its own first failure.
+        self.failing_since: int | None = None
         # SQLite: batches go to one thread with a synchronous engine (`make_sqlite_batch_engine`).
         self._batch_engine: Engine | None = make_sqlite_batch_engine(engine)
         self._batch_thread = (
@@ -302,9 +325,9 @@ class GroupWriter:
 
     async def _write_batch(self, batch: list[_Pending]) -> None:
         beat, self._beat = self._beat, None
-        statements = _statements(batch)
+        tail: list[_Statement] = []
         if beat is not None:
-            statements.append(
+            tail.append(
                 (
                     update(_STATE)
                     .where(_STATE.c.key == HEARTBEAT_PREFIX + self.boot.id)
@@ -312,13 +335,16 @@ class GroupWriter:
                     None,
                 )
             )
+        fence = _Fence(self.owner, batch, tail)
         try:
             if self._batch_thread is not None and self._batch_engine is not None:
                 loop = asyncio.get_running_loop()
-                await loop.run_in_executor(self._batch_thread, _run_sync, self._batch_engine, statements)
+                await loop.run_in_executor(self._batch_thread, _run_sync, self._batch_engine, fence)
             else:
                 async with self.engine.begin() as conn:
-                    for statement, rows in statements:
+                    if fence.query is not None:
+                        fence.exclude((await conn.execute(fence.query)).scalars().all())
+                    for statement, rows in fence.statements():
                         await conn.execute(statement, rows)
         except Exception as exc:
             if isinstance(exc, IntegrityError) and len(batch) > 1:
@@ -331,24 +357,61 @@ class GroupWriter:
                 for pending in batch:
                     await self._write_batch([pending])
                 return
+            if self.failing_since is None:
+                self.failing_since = time.monotonic_ns() // 1_000_000
             log.error("group commit of %d writes failed: %s", len(batch), exc)
             for pending in batch:
                 if not pending.done.done():
                     pending.done.set_exception(exc)
             return
+        self.failing_since = None
         self.batches += 1
-        self.committed += len(batch)
+        self.committed += len(batch) - len(fence.moved)
         for pending in batch:
-            if not pending.done.done():
+            if pending.done.done():
+                continue
+            if pending.table_id in fence.moved:
+                moved = TableMoved(f"table {pending.table_id} is run by another worker now")
+                pending.done.set_exception(moved)
+            else:
                 pending.done.set_result(None)
 
 
 _Statement = tuple[Executable, list[dict[str, Any]] | None]
 
 
-def _run_sync(engine: Engine, statements: list[_Statement]) -> None:
+class _Fence:
+    """A batch's statements, less those of tables this process no longer owns. The owners are read in the
+    batch's own transaction, locked on PostgreSQL (``FOR UPDATE``: a takeover waits for the commit, then
+    finds this process still the owner and takes the table with the batch in it); on SQLite a takeover
+    committed after the read makes the batch's first write fail, and the batch is tried again."""
+
+    def __init__(self, owner: str | None, batch: list[_Pending], tail: list[_Statement]) -> None:
+        self.batch = batch
+        self.tail = tail
+        self.moved: set[int] = set()
+        ids = sorted({p.table_id for p in batch})
+        self.query: Select[Any] | None = None
+        if owner is not None and ids:
+            self.query = (
+                select(_TABLES.c.id)
+                .where(_TABLES.c.id.in_(ids), or_(_TABLES.c.owner.is_(None), _TABLES.c.owner != owner))
+                .with_for_update()
+            )
+
+    def exclude(self, moved: Iterable[Any]) -> None:
+        self.moved = {int(table_id) for table_id in moved}
+
+    def statements(self) -> list[_Statement]:
+        kept = [p for p in self.batch if p.table_id not in self.moved]
+        return _statements(kept) + self.tail
+
+
+def _run_sync(engine: Engine, fence: _Fence) -> None:
     with engine.begin() as conn:
-        _execute_all(conn, statements)
+        if fence.query is not None:
+            fence.exclude(conn.execute(fence.query).scalars().all())
+        _execute_all(conn, fence.statements())
 
 
 def _execute_all(conn: Connection, statements: list[_Statement]) -> None:

@@ -25,6 +25,7 @@ class FakeWriter:
         self.boot = Boot()
         self.impl: Any = None
         self.versions: dict[int, int] = {}
+        self.failing_since: int | None = None
 
     async def commit(self, table_id: int, version: int | None, write: StepWrite) -> None:
         await self.impl(table_id, version, write)

@@ -175,20 +175,9 @@ async def _stored_client_seqs(database_url: str) -> list[tuple[int, int, int]]:
     return [(t, u, q) for t, u, q in rows if u is not None and q is not None]
 
 
-# Issue 13 item 11, the actor (app/server/actor.py): after a failed commit the table is "unsure" and rereads
-# itself before its next change (`_reconcile`); while the database is still down that reread fails in
-# `_guarded`, whose `fail()` answers only REST callers: a player's `action` gets no frame at all, neither
-# ack nor error. A bot (or browser) waiting for the reply never sends again, so the table waits on that
-# seat after the database is back, and once the retry timer thaws the clocks the seat's time runs out.
-DROPPED_ACTION = (
-    "actor: an action that arrives while the table is unsure and the database still down fails in "
-    "_reconcile and gets no reply (commands.fail answers only REST callers); its seat waits for ever"
-)
-
-
-@pytest.mark.parametrize(
-    "fault", ["hang", pytest.param("down", marks=pytest.mark.xfail(strict=True, reason=DROPPED_ACTION))]
-)
+# "down" also covers an action that arrives while the table is unsure of its last commit and the database
+# is still away: its reread fails, and the action is answered `server_error` (it is sent again later).
+@pytest.mark.parametrize("fault", ["hang", "down"])
 async def test_tables_resume_after_database_outage_without_charging_clocks(
     cluster: PgCluster, outage_server: ServerProcess, fault: str
 ) -> None:

@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from app.db.models import ActionRecord, GameTable, InterruptedDeal
 from app.server import actor as actor_module
@@ -194,3 +194,28 @@ async def test_a_fault_in_an_operators_command_changes_nothing_and_the_game_goes
     assert actor.version == version and actor.game is not None and not actor.game.is_over
     actor.submit(Act(conns[seat], 1, snapshots[seat]["legal"][0]))  # type: ignore[arg-type]
     assert (await conns[seat].next("ack"))["v"] == version + 1
+
+
+async def test_a_worker_does_not_store_a_step_of_a_table_taken_over_meanwhile(ctx: ServerContext) -> None:
+    """Issue 14 §6: with several worker processes the writer stores only steps of tables this process still
+    owns; the rows of a table another worker took over meanwhile are left out of the batch (and their
+    sender told), the other tables' rows of the same batch are stored."""
+    tables = await harness._started_tables(ctx)
+    moves = []
+    for table_id, conns in tables[:2]:
+        seat, snapshots = await _on_move(conns)
+        moves.append((table_id, conns[seat], snapshots[seat]["legal"][0]))
+    (kept_id, _, _), (moved_id, _, _) = moves
+    ctx.writer.owner = "this-worker"
+    async with ctx.engine.begin() as conn:
+        await conn.execute(update(GameTable).values(owner="this-worker"))
+        await conn.execute(update(GameTable).where(GameTable.id == moved_id).values(owner="another-worker"))
+    before = {table_id: await _stored(ctx, table_id) for table_id in (kept_id, moved_id)}
+    for table_id, conn, action in moves:
+        ctx.tables[table_id].submit(Act(conn, 1, action))  # type: ignore[arg-type]
+    kept_conn, moved_conn = moves[0][1], moves[1][1]
+    assert (await kept_conn.next("ack"))["duplicate"] is False
+    refused = await moved_conn.next("error")
+    assert refused["code"] == "server_error"  # not stored; its socket is moved to the owner (4307)
+    assert await _stored(ctx, kept_id) == (before[kept_id][0] + 1, before[kept_id][1] + 1)
+    assert await _stored(ctx, moved_id) == before[moved_id]
