@@ -183,6 +183,7 @@ async def play_table(
     Returns the final snapshot/update (with ``outcome``).
     """
     pending: int | None = None
+    sent: dict[str, Any] = {}  # the action sent under `pending`
     acted_on: int | None = None  # the version we last acted on: one action per step
     backoff = 0.0  # after the server could not take an action: wait before sending it again
     while True:
@@ -194,7 +195,7 @@ async def play_table(
                 acted_on = client.version
                 action = choose(current["legal"])
                 if action is not None:
-                    pending = await client.act(action)
+                    pending, sent = await client.act(action), action
         message = await client.receive(timeout=idle_timeout)
         if observe is not None:
             observe(message)
@@ -204,9 +205,11 @@ async def play_table(
         elif kind == "error" and message.get("code") in _TRY_LATER and message.get("seq") == pending:
             # The server could not store it (its database is away) or the table is flooded: sending it
             # again at once would only add to the load. Wait longer each time, up to 5 s.
+            # The same action under the same seq: if it was stored after all, it is acknowledged as a
+            # duplicate; a new choice from an old picture could be a move the bot never meant here.
             backoff = min(5.0, max(0.25, backoff * 2))
             await asyncio.sleep(backoff)
-            pending, acted_on = None, None
+            await client.send({"type": "action", "seq": pending, "action": sent})
         elif kind == "error" and message.get("code") == "rate_limited":
             # The frame was dropped unread: back off, then send the action again under a new number.
             await asyncio.sleep(0.25)

@@ -1,5 +1,6 @@
 """Issue 13 §11: the bundled bots do not resend at once after the server could not take an action; they
-wait, longer each time, and go on once the server takes it."""
+wait, longer each time, send the same action under the same seq (acknowledged as a duplicate if it was
+stored after all), and go on once the server takes it."""
 
 from __future__ import annotations
 
@@ -22,18 +23,22 @@ class _RefusingTable:
         self.code = code
         self.version = 1
         self.last: dict[str, Any] | None = {"type": "snapshot", "v": 1, "status": "playing", "legal": LEGAL}
-        self.sent: list[int] = []
+        self.sent: list[tuple[int, dict[str, Any]]] = []
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     async def act(self, action: dict[str, Any]) -> int:
         seq = len(self.sent) + 1
-        self.sent.append(seq)
+        await self.send({"type": "action", "seq": seq, "action": action})
+        return seq
+
+    async def send(self, message: dict[str, Any]) -> None:
+        seq = message["seq"]
+        self.sent.append((seq, message["action"]))
         if len(self.sent) <= self.refusals:
             self.inbox.put_nowait({"type": "error", "code": self.code, "message": "later", "seq": seq})
         else:
             self.inbox.put_nowait({"type": "ack", "seq": seq, "v": 2, "duplicate": False})
             self.last = {"type": "update", "v": 2, "status": "finished", "legal": []}
-        return seq
 
     async def receive(self, timeout: float | None = None) -> dict[str, Any]:
         return await asyncio.wait_for(self.inbox.get(), timeout)
@@ -54,5 +59,6 @@ async def test_a_bot_backs_off_longer_each_time_the_server_cannot_take_its_actio
     table = _RefusingTable(refusals=6, code=code)
     final = await play_table(table, lambda legal: legal[0], idle_timeout=5)  # type: ignore[arg-type]
     assert final["status"] == "finished"
-    assert len(table.sent) == 7  # each refused action sent again once per pause, then taken
+    # The refused action is sent again, the same under the same seq, once per pause, then taken.
+    assert table.sent == [(1, LEGAL[0])] * 7
     assert waits == [0.25, 0.5, 1.0, 2.0, 4.0, 5.0]
