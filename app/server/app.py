@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,21 @@ from app.server.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.settings import Settings, get_settings
 from app.server.ws import router as ws_router
 from app.web import mount_site
+
+
+def tune_collector(thresholds: str) -> None:
+    """Python's cycle collector scans every tracked object in its oldest generation: with a thousand live
+    tables that is about a million objects and half a second with the event loop stopped, every few
+    seconds at the default thresholds — every clock waits. The tables' own objects are freed by reference
+    counting (their states are immutable values replaced whole), so the collector is run far less often:
+    what exists once the server has started is moved out of its reach (`gc.freeze`), and the thresholds
+    are raised (``PREFERANS_GC_THRESHOLDS``; empty: Python's defaults)."""
+    if not thresholds.strip():
+        return
+    gen0, gen1, gen2 = (int(part) for part in thresholds.split(","))
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(gen0, gen1, gen2)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -76,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             await recover_all(ctx)
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
+        tune_collector(settings.gc_thresholds)
         try:
             yield
         finally:

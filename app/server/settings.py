@@ -86,6 +86,8 @@ class Settings(BaseSettings):
     # The process's heartbeat (one row, one update a second): after a crash the seat on move is charged up
     # to the last beat, so a crash gives back at most this much thinking time and never charges downtime.
     heartbeat_interval: float = Field(1.0, gt=0)
+    # The cycle collector's thresholds (gen0, gen1, gen2), set after start (app.server.app.tune_collector).
+    gc_thresholds: str = Field("50000,50,1000", pattern=r"^\s*$|^\d{3,7},\d{1,4},\d{1,5}$")
     # Group commit: how long the writer waits for other tables' steps to join a batch, and its size cap.
     commit_window_ms: float = Field(2.0, ge=0)
     commit_max_batch: int = Field(512, ge=1)
