@@ -7,7 +7,6 @@ themselves (every client gets a snapshot), go on, and every acknowledged action 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 from collections.abc import Iterator
@@ -91,19 +90,6 @@ async def test_a_commit_whose_reply_is_lost_is_read_back_and_the_tables_go_on(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        stored = await outage._stored_client_seqs(server.database_url)
-        assert len(stored) == len(set(stored)), "an action was applied twice"
-        for t, table in enumerate(tables):
-            for seat, user in enumerate(user_ids):
-                seqs = {q for tid, u, q in stored if tid == table and u == user}
-                missing = sorted(set(logs[t].acked.get(seat, [])) - seqs)
-                assert not missing, f"table {table} seat {seat}: acknowledged but not stored: {missing}"
+        await outage.assert_acked_stored_once(server, tables, user_ids, logs)
     finally:
-        for task in tasks:
-            task.cancel()
-        for row in clients:
-            for client in row:
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(client.close(), 5)
-        for api in players:
-            await api.close()
+        await outage.close_all(tasks, clients, players)

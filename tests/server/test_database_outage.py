@@ -17,7 +17,7 @@ import contextlib
 import random
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,6 +161,32 @@ async def _seat_tables(
     return tables, clients
 
 
+async def assert_acked_stored_once(
+    server: ServerProcess, tables: list[int], user_ids: list[int], logs: list[TableLog]
+) -> None:
+    """Every action a client got an ack for is in the log, and none twice."""
+    stored = await _stored_client_seqs(server.database_url)
+    assert len(stored) == len(set(stored)), "an action was applied twice"
+    for t, table in enumerate(tables):
+        for seat, user in enumerate(user_ids):
+            seqs = {q for tid, u, q in stored if tid == table and u == user}
+            missing = sorted(set(logs[t].acked.get(seat, [])) - seqs)
+            assert not missing, f"table {table} seat {seat}: acknowledged but not stored: {missing}"
+
+
+async def close_all(
+    tasks: Sequence[asyncio.Task[Any]], clients: list[list[TableClient]], players: list[Api]
+) -> None:
+    for task in tasks:
+        task.cancel()
+    for row in clients:
+        for client in row:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(client.close(), 5)
+    for api in players:
+        await api.close()
+
+
 async def _stored_client_seqs(database_url: str) -> list[tuple[int, int, int]]:
     """(table, user, client seq) of every player's action in the log."""
     engine = make_engine(database_url)
@@ -284,19 +310,6 @@ async def test_tables_resume_after_database_outage_without_charging_clocks(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         # Every acknowledged action is in the log, once.
-        stored = await _stored_client_seqs(server.database_url)
-        assert len(stored) == len(set(stored)), "an action was applied twice"
-        for t, table in enumerate(tables):
-            for seat, user in enumerate(user_ids):
-                seqs = {q for tid, u, q in stored if tid == table and u == user}
-                missing = sorted(set(logs[t].acked.get(seat, [])) - seqs)
-                assert not missing, f"table {table} seat {seat}: acknowledged but not stored: {missing}"
+        await assert_acked_stored_once(server, tables, user_ids, logs)
     finally:
-        for task in tasks:
-            task.cancel()
-        for row in clients:
-            for client in row:
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(client.close(), 5)
-        for api in players:
-            await api.close()
+        await close_all(tasks, clients, players)
