@@ -156,7 +156,9 @@ async def test_the_archive_from_filter_to_revision(server: ServerProcess) -> Non
         assert again.value.status == 422 and "revise" in str(again.value.body)
 
         # A revision: a new recorded entry; the sheet and settlement follow it.
-        worse = {str(declarer): made - 1, str(defenders[0]): 11 - made, str(defenders[1]): 0}
+        # One trick the other way (the solver may have said the declarer makes none: then one more).
+        other = made - 1 if made > 0 else made + 1
+        worse = {str(declarer): other, str(defenders[0]): 10 - other, str(defenders[1]): 0}
         revised_body = {"tricks": worse, "reason": "one trick was conceded", "revise": True}
         revised_preview = await admin.call("POST", f"/api/admin/archive/{deal_id}/preview", revised_body)
         revised = await admin.call("POST", f"/api/admin/interrupted/{deal_id}/award", revised_body)
