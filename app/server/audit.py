@@ -12,16 +12,7 @@ from app.db.models import AuditEntry, User
 
 def audit(session: AsyncSession, actor: User, action: str, target: str, **detail: Any) -> None:
     """Adds the entry to ``session``: it is stored with the change it describes, in the same commit."""
-    session.add(
-        AuditEntry(
-            at=time.time(),
-            actor_id=actor.id,
-            actor_name=actor.name,
-            action=action,
-            target=target,
-            detail=detail,
-        )
-    )
+    session.add(AuditEntry(**audit_row(actor, action, target, at=time.time(), **detail)))
 
 
 def audit_row(actor: User, action: str, target: str, *, at: float, **detail: Any) -> dict[str, Any]:

@@ -51,6 +51,11 @@ def _encode(message: dict[str, Any]) -> str:
     return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def _fragment(value: Any) -> orjson.Fragment:
+    """``value`` encoded once, to be embedded as it is in the messages built from it."""
+    return orjson.Fragment(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
+
+
 @dataclass(slots=True)
 class ViewCache:
     """A table's encoded parts that change only with its version (or, for the sheet, when it changes)."""
@@ -70,8 +75,8 @@ class ViewCache:
         if parts is None:
             legal = _legal(game, seat)
             parts = self.parts[seat] = (
-                orjson.Fragment(orjson.dumps(_view(game, seat, legal), option=orjson.OPT_NON_STR_KEYS)),
-                orjson.Fragment(orjson.dumps(legal)),
+                _fragment(_view(game, seat, legal)),
+                _fragment(legal),
             )
         return parts
 
@@ -80,8 +85,7 @@ class ViewCache:
             return None
         if self.sheet is not game.sheet or self.sheet_json is None:
             self.sheet = game.sheet
-            encoded = orjson.dumps(game.sheet.to_json(), option=orjson.OPT_NON_STR_KEYS)
-            self.sheet_json = orjson.Fragment(encoded)
+            self.sheet_json = _fragment(game.sheet.to_json())
         return self.sheet_json
 
 

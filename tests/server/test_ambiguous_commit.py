@@ -56,13 +56,7 @@ async def test_a_commit_whose_reply_is_lost_is_read_back_and_the_tables_go_on(
         room = await operator.create_room("ambiguous", outage.CONVENTIONS)
         tables = [(await operator.open_table(room["id"], 3))["id"] for _ in range(TABLES)]
         await operator.close()
-        for table in tables:
-            for seat in range(3):
-                await players[seat].sit(table, seat)
-            row = [players[seat].table(table) for seat in range(3)]
-            for client in row:
-                await client.connect()
-            clients.append(row)
+        clients = await outage.seat_and_connect(players, tables)
         logs = [outage.TableLog() for _ in tables]
         rng = random.Random(11)
         choosers = [[random_chooser(random.Random(rng.random())) for _ in range(3)] for _ in tables]

@@ -150,6 +150,11 @@ async def _seat_tables(
         tables.append((await operator.open_table(idle_room["id"], 3))["id"])
     finally:
         await operator.close()
+    return tables, await seat_and_connect(players, tables)
+
+
+async def seat_and_connect(players: list[Api], tables: list[int]) -> list[list[TableClient]]:
+    """Player k sits in seat k of every table, and each seat's socket is opened."""
     clients = []
     for table in tables:
         for seat in range(3):
@@ -158,7 +163,7 @@ async def _seat_tables(
         for client in row:
             await client.connect()
         clients.append(row)
-    return tables, clients
+    return clients
 
 
 async def assert_acked_stored_once(

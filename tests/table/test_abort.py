@@ -23,7 +23,9 @@ def _started() -> Game:
     return started.game
 
 
-def test_a_fault_mid_deal_archives_the_deal_and_settles_as_it_stands() -> None:
+def test_a_fault_mid_deal_ends_the_game_as_an_early_stop_does_7_7() -> None:
+    """RULES §7.7 (an early end): the deal in progress archived for an administrator, the sheet settled
+    as it stands; [ours] a fault of the server ends the game that way, typed `server_fault`."""
     game = _started()
     result = abort(game, "ZeroDivisionError: boom", now_ms=5_000)
     ended = result.game
