@@ -147,6 +147,8 @@ class TableActor:
         self.queue: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0  # the deadline (monotonic ms) `_timer` was armed for
+        self._due: int | None = None  # the clock's deadline as of the last command
         self._failures = 0  # failed commits in a row; > 0: the clocks are frozen
         # A commit failed without a definite "not stored": the database may hold it (the reply was lost).
         # The table rereads itself from the log before its next change.
@@ -710,17 +712,28 @@ class TableActor:
         return None if self.game is None else self.game.clock.expires_at()
 
     def _arm_timer(self) -> None:
-        """One ``call_at`` per turn; it carries the version, so a timer that outlived its turn is ignored."""
-        if self._timer is not None:
+        """The table's one clock timer, after every command. Most steps move the deadline later: a timer
+        that fires no later than the new deadline is kept, and when it fires early it is armed again for
+        the deadline then current. (A new handle per step left thousands of cancelled handles in the
+        loop's heap until their old deadlines, and the cycle collector scanned them all, loop stopped.)"""
+        game = self.game
+        due = None if game is None or game.is_over else game.clock.expires_at()
+        self._due = due
+        if self._timer is not None and (due is None or self._timer_at > due):
             self._timer.cancel()
             self._timer = None
-        game = self.game
-        if game is None or game.is_over:
-            return
-        deadline = game.clock.expires_at()
-        if deadline is None:
+        if due is None or self._timer is not None:
             return
         loop = asyncio.get_running_loop()
-        delay = max(0.0, (deadline - mono_ms()) / 1000.0)
-        version = self.version
-        self._timer = loop.call_at(loop.time() + delay + 0.005, lambda: self.submit(Expire(version)))
+        delay = max(0.0, (due - mono_ms()) / 1000.0)
+        self._timer_at = due
+        self._timer = loop.call_at(loop.time() + delay + 0.005, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self._due is None:
+            return
+        if mono_ms() < self._due:  # the deadline moved later since this timer was armed
+            self._arm_timer()
+            return
+        self.submit(Expire(self.version))
