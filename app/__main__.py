@@ -48,6 +48,8 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         http=guarded_protocol(settings.header_timeout, settings.max_connections_per_address),
+        # Writes each frame to the transport at once (`app.server.connection` sends without a task).
+        ws="websockets-sansio",
         ws_max_size=settings.transport_max_bytes,
         ws_per_message_deflate=settings.ws_deflate,
         timeout_keep_alive=max(1, int(min(30, settings.header_timeout))),

@@ -1,17 +1,25 @@
-"""One websocket connection: a bounded outgoing queue drained by its own sender task.
+"""One websocket connection: frames written as they are sent, a bounded backlog only when the socket waits.
 
-The table actor never awaits a client: it puts frames on the queue; a client too slow to drain it (more
-than ``queue_frames`` frames or ``queue_bytes`` bytes waiting) is disconnected with 1013 (it reconnects
-and gets a snapshot) instead of holding up the table or growing the server's memory.
+The table actor never awaits a client. A frame goes straight to the socket when the websocket layer takes
+it without waiting (uvicorn's sansio implementation writes to the transport at once): no task, queue or
+wake-up per frame (a sender task per connection, each parked on its queue, was a tenth of the server's
+CPU and a large share of what the cycle collector scans with the event loop stopped). If a send does
+wait, the frames after it go to a backlog drained by a task until it is empty. A client too slow to read
+— more than ``queue_bytes`` waiting in the transport's buffer, or more than ``queue_frames`` frames or
+``queue_bytes`` bytes in the backlog — is disconnected with 1013 (it reconnects and gets a snapshot)
+instead of holding up the table or growing the server's memory.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import json
 import time
+import weakref
+from collections.abc import Coroutine, Generator
 from typing import Any
 
 from fastapi import WebSocket
@@ -53,6 +61,11 @@ class TokenBucket:
         return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
 
+# Each upgraded socket's transport by its peer address (`app.server.transport` registers it at the
+# upgrade), so a connection can bound what waits in its buffer; weak, so a closed one is not kept.
+transports: weakref.WeakValueDictionary[Any, asyncio.WriteTransport] = weakref.WeakValueDictionary()
+
+
 class Connection:
     def __init__(
         self,
@@ -71,20 +84,27 @@ class Connection:
         self.generation = generation  # the user's token generation when this socket was opened
         self.close_code = 1000
         self.seat: int | None = None  # set by the table actor
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=queue_frames)
+        client = getattr(websocket, "scope", {}).get("client")  # no socket: a robot seat
+        self.transport = transports.pop(tuple(client), None) if client else None
+        # Frames waiting behind a send that waited (empty while frames go straight to the socket).
+        self.backlog: collections.deque[str] = collections.deque()
+        self.queue_frames = queue_frames
         # Bounded in bytes too: a few hundred snapshots with long score sheets are tens of megabytes.
         self.queue_bytes = queue_bytes
         self.queued_bytes = 0
         # A resync asked for and not yet answered with a snapshot: further ones are coalesced into it.
         self.resync_pending = False
         self.closed = asyncio.Event()
-        self._sender: asyncio.Task[None] | None = None
+        self._started = False
+        self._sender: asyncio.Task[None] | None = None  # drains the backlog, then closes if closed
 
     def start(self) -> None:
-        self._sender = asyncio.create_task(self._send_loop(), name=f"ws-send-{self.id}")
+        self._started = True
+        if self.backlog:  # sent before the socket was accepted
+            self._sender = asyncio.create_task(self._drain(None), name=f"ws-send-{self.id}")
 
     def send(self, message: BaseModel | dict[str, Any] | str) -> None:
-        """Queue one frame; a ``str`` is sent as it is (a frame encoded once for many connections)."""
+        """Send one frame; a ``str`` is sent as it is (a frame encoded once for many connections)."""
         if self.closed.is_set():
             return
         metrics.frame_sent(message)
@@ -92,49 +112,101 @@ class Connection:
             text = message
         else:
             text = message.model_dump_json() if isinstance(message, BaseModel) else _dumps(message)
-        if self.queued_bytes + len(text) > self.queue_bytes:
-            self.close(CLOSE_TOO_SLOW)  # a client that does not read is dropped, never buffered for
+        if self._sender is None and self._started:
+            self._write(text)
+            if self.transport is not None and self.transport.get_write_buffer_size() > self.queue_bytes:
+                self.close(CLOSE_TOO_SLOW)  # a client that does not read is dropped, never buffered for
             return
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if self.queued_bytes + len(text) > self.queue_bytes or len(self.backlog) >= self.queue_frames:
             self.close(CLOSE_TOO_SLOW)
             return
+        self.backlog.append(text)
         self.queued_bytes += len(text)
 
+    def _write(self, text: str) -> None:
+        """Runs the send until it is done or has to wait; a send that waits is finished by `_drain`."""
+        sending = self.websocket.send_text(text)
+        try:
+            waiting = sending.send(None)
+        except StopIteration:
+            return
+        except Exception:  # a broken socket only ends this connection
+            self._broken()
+            return
+        self._sender = asyncio.create_task(self._drain(_Resumed(sending, waiting)), name=f"ws-send-{self.id}")
+
     def close(self, code: int = 1000) -> None:
+        """Closes the socket once the frames sent before are out (at once for a client too slow)."""
         if self.closed.is_set():
             return
         self.close_code = code
         self.closed.set()
-        with contextlib.suppress(asyncio.QueueFull):
-            self.queue.put_nowait(None)
-        if (self.queue.full() or code == CLOSE_TOO_SLOW) and self._sender is not None:
+        sending = self._sender
+        if sending is not None and code == CLOSE_TOO_SLOW:
             # Nothing more is owed to a client that stopped reading: stop trying to write to it.
-            self._sender.cancel()
+            sending.cancel()
+        self._sender = asyncio.create_task(self._close(sending), name=f"ws-close-{self.id}")
 
-    async def _send_loop(self) -> None:
+    def _broken(self) -> None:
+        if not self.closed.is_set():
+            self.closed.set()
+            self._sender = asyncio.create_task(self._close(None), name=f"ws-close-{self.id}")
+
+    async def _close(self, sending: asyncio.Task[None] | None) -> None:
+        if sending is not None:  # the frames sent before the close go out first
+            await asyncio.wait({sending})
+        self.backlog.clear()
+        with contextlib.suppress(Exception):
+            await self.websocket.close(code=self.close_code)
+
+    async def _drain(self, waiting: _Resumed | None) -> None:
         try:
-            while True:
-                text = await self.queue.get()
-                if text is None:
-                    break
+            if waiting is not None:
+                await waiting
+            while self.backlog:
+                text = self.backlog.popleft()
                 self.queued_bytes -= len(text)
                 await self.websocket.send_text(text)
         except Exception:  # a broken socket only ends this connection
-            pass
-        finally:
-            self.closed.set()
-            with contextlib.suppress(Exception):
-                await self.websocket.close(code=self.close_code)
+            self.backlog.clear()
+            self._broken()
+            return
+        if not self.closed.is_set():  # the backlog is empty (no await since the loop saw it so)
+            self._sender = None
 
     async def wait_sent(self, timeout: float = 10.0) -> None:
         """Lets the last frames go out, for at most ``timeout`` seconds (a client may not be reading)."""
-        if self._sender is not None:
+        sender = self._sender
+        if sender is not None:
             # `wait` neither raises the sender's own error nor swallows the caller's cancellation.
-            await asyncio.wait({self._sender}, timeout=timeout)
-            if not self._sender.done():
-                self._sender.cancel()
+            await asyncio.wait({sender}, timeout=timeout)
+            if not sender.done():
+                sender.cancel()
+
+
+class _Resumed:
+    """A send coroutine that was run by hand until it had to wait (it yielded ``waiting``): awaiting this
+    hands that wait to the awaiting task and runs the coroutine on to its end."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self.coroutine = coroutine
+        self.waiting = waiting
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        waiting = self.waiting
+        while True:
+            try:
+                value = yield waiting
+            except BaseException as exc:  # the task's cancellation goes to the send it interrupts
+                try:
+                    waiting = self.coroutine.throw(exc)
+                except StopIteration:
+                    return
+                continue
+            try:
+                waiting = self.coroutine.send(value)
+            except StopIteration:
+                return
 
 
 def _dumps(data: dict[str, Any]) -> str:

@@ -17,6 +17,8 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from app.server.connection import transports
+
 log = logging.getLogger(__name__)
 
 _MAX_ADDRESSES = 10_000
@@ -70,6 +72,8 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
 
         def handle_websocket_upgrade(self, event: Any) -> None:
             self._upgraded = True
+            if self.client is not None:
+                transports[self.client] = self.transport
             if self._guard is not None:
                 self._guard.cancel()
             super().handle_websocket_upgrade(event)

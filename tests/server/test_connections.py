@@ -92,6 +92,7 @@ class _StuckSocket:
     """A websocket whose client never reads: the first send never completes."""
 
     def __init__(self) -> None:
+        self.scope: dict[str, object] = {}
         self.closed_with: int | None = None
 
     async def send_text(self, _text: str) -> None:
