@@ -24,6 +24,7 @@ from tests.server.test_input_limits import chunked_post, rss_bytes
 
 ATTACK_SECONDS = 15.0
 FINAL = ("finished", "awaiting_adjudication")
+MIN_INTERVAL_S = 0.025  # 40 actions a second per seat at most: under the server's 50 frames/s
 
 
 @pytest.fixture
@@ -36,7 +37,8 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 async def reference_player(
     client: TableClient, rng: random.Random, latencies: list[float], stop: asyncio.Event
 ) -> None:
-    """Plays random legal actions as fast as the table allows, timing each action's ack."""
+    """Plays random legal actions as fast as the table allows and the rate limit lets a well-behaved client
+    (50 frames/s a connection; on a fast machine one seat's turns come faster), timing each ack."""
     pending: int | None = None
     sent_at = 0.0
     acted_on: int | None = None
@@ -46,6 +48,7 @@ async def reference_player(
             return
         if current is not None and pending is None and current["legal"] and acted_on != client.version:
             acted_on = client.version
+            await asyncio.sleep(max(0.0, sent_at + MIN_INTERVAL_S - time.perf_counter()))
             sent_at = time.perf_counter()
             pending = await client.act(rng.choice(current["legal"]))
         try:
@@ -137,7 +140,8 @@ def p99(values: list[float]) -> float:
 
 async def test_attacks_do_not_stall_the_reference_tables(server: ServerProcess) -> None:
     operator = await login(server, OPERATOR)
-    room = await operator.create_room("reference", {"pool_size": 200, "deal_time": 60, "reserve_time": 60})
+    # A pulya long enough to outlast the baseline and the attack on a fast machine (200 could end first).
+    room = await operator.create_room("reference", {"pool_size": 1000, "deal_time": 60, "reserve_time": 60})
     tables, players, clients = [], [], []
     for _ in range(2):
         table_id = (await operator.open_table(room["id"], 3))["id"]
