@@ -1,13 +1,13 @@
-"""One websocket connection: frames written as they are sent, a bounded backlog only when the socket waits.
+"""One websocket connection: frames written as they are sent, a bounded backlog only while the socket waits.
 
 The table actor never awaits a client. A frame goes straight to the socket when the websocket layer takes
-it without waiting (uvicorn's sansio implementation writes to the transport at once): no task, queue or
-wake-up per frame (a sender task per connection, each parked on its queue, was a tenth of the server's
-CPU and a large share of what the cycle collector scans with the event loop stopped). If a send does
-wait, the frames after it go to a backlog drained by a task until it is empty. A client too slow to read
-— more than ``queue_bytes`` waiting in the transport's buffer, or more than ``queue_frames`` frames or
-``queue_bytes`` bytes in the backlog — is disconnected with 1013 (it reconnects and gets a snapshot)
-instead of holding up the table or growing the server's memory.
+it without waiting (uvicorn's sansio implementation writes to the transport at once unless the transport's
+buffer is past its high-water mark): no task, queue or wake-up per frame (a sender task per connection,
+each parked on its queue, was a tenth of the server's CPU and a large share of what the cycle collector
+scans with the event loop stopped). Once a send has to wait, the frames after it go to a backlog drained by
+a task until it is empty. A client too slow to read — more than ``queue_frames`` frames or ``queue_bytes``
+bytes in the backlog — is dropped with 1013 and its socket aborted (it reconnects and gets a snapshot)
+instead of holding up the table or the server's memory.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class TokenBucket:
 
 
 # Each upgraded socket's transport by its peer address (`app.server.transport` registers it at the
-# upgrade), so a connection can bound what waits in its buffer; weak, so a closed one is not kept.
+# upgrade), so a connection too slow can be aborted; weak, so a closed one is not kept.
 transports: weakref.WeakValueDictionary[Any, asyncio.WriteTransport] = weakref.WeakValueDictionary()
 
 
@@ -96,7 +96,7 @@ class Connection:
         self.resync_pending = False
         self.closed = asyncio.Event()
         self._started = False
-        self._sender: asyncio.Task[None] | None = None  # drains the backlog, then closes if closed
+        self._sender: asyncio.Task[None] | None = None  # drains the backlog, or closes the socket
 
     def start(self) -> None:
         self._started = True
@@ -114,8 +114,6 @@ class Connection:
             text = message.model_dump_json() if isinstance(message, BaseModel) else _dumps(message)
         if self._sender is None and self._started:
             self._write(text)
-            if self.transport is not None and self.transport.get_write_buffer_size() > self.queue_bytes:
-                self.close(CLOSE_TOO_SLOW)  # a client that does not read is dropped, never buffered for
             return
         if self.queued_bytes + len(text) > self.queue_bytes or len(self.backlog) >= self.queue_frames:
             self.close(CLOSE_TOO_SLOW)
@@ -142,9 +140,13 @@ class Connection:
         self.close_code = code
         self.closed.set()
         sending = self._sender
-        if sending is not None and code == CLOSE_TOO_SLOW:
-            # Nothing more is owed to a client that stopped reading: stop trying to write to it.
-            sending.cancel()
+        if code == CLOSE_TOO_SLOW:
+            # Nothing more is owed to a client that stopped reading: stop trying to write to it, and let
+            # its socket and buffers go at once (a close frame would wait behind what it does not read).
+            if sending is not None:
+                sending.cancel()
+            if self.transport is not None:
+                self.transport.abort()
         self._sender = asyncio.create_task(self._close(sending), name=f"ws-close-{self.id}")
 
     def _broken(self) -> None:
@@ -153,11 +155,15 @@ class Connection:
             self._sender = asyncio.create_task(self._close(None), name=f"ws-close-{self.id}")
 
     async def _close(self, sending: asyncio.Task[None] | None) -> None:
-        if sending is not None:  # the frames sent before the close go out first
-            await asyncio.wait({sending})
-        self.backlog.clear()
-        with contextlib.suppress(Exception):
-            await self.websocket.close(code=self.close_code)
+        try:
+            if sending is not None:  # the frames sent before the close go out first
+                await asyncio.wait({sending})
+        finally:  # given up on (`wait_sent`'s timeout): the send that still waits is given up too
+            if sending is not None:
+                sending.cancel()
+            self.backlog.clear()
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code=self.close_code)
 
     async def _drain(self, waiting: _Resumed | None) -> None:
         try:

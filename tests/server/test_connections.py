@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,3 +121,54 @@ async def test_a_client_that_does_not_read_is_dropped_with_a_bounded_queue() -> 
     conn.send(PongMessage(id=1))  # ignored once closed
     await conn.wait_sent()
     assert socket.closed_with == CLOSE_TOO_SLOW
+
+
+@pytest.fixture
+def flood_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    # Resyncs and frames allowed as fast as the client asks: the bound under test is the send buffer's.
+    env = {
+        "PREFERANS_RESYNC_PER_SECOND": "100000",
+        "PREFERANS_RESYNC_BURST": "100000",
+        "PREFERANS_RATE_PER_SECOND": "100000",
+        "PREFERANS_RATE_BURST": "100000",
+        "PREFERANS_SEND_QUEUE_BYTES": str(1 << 20),
+    }
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'f.db'}", tmp_path, env)
+
+
+async def test_a_real_socket_that_does_not_read_is_dropped(flood_server: ServerProcess) -> None:
+    """A client that asks for snapshots and never reads them: once the socket's buffers are full its frames
+    wait in the connection's backlog, and past its bound the server drops the client and aborts the socket
+    (before: it stopped writing but the socket, its buffers and the close frame stayed stuck behind the
+    unread data, and the client never learned)."""
+    table_id = await _table(flood_server)
+    player = await new_player(flood_server)
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel holds little for it
+    raw.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(raw, ("127.0.0.1", flood_server.port))
+    try:
+        ws = await websockets.connect(await player.ws_url(table_id), sock=raw, max_queue=1)
+        snapshot = await ws.recv()
+        assert json.loads(snapshot)["type"] == "snapshot"
+        asked, dropped = 0, False
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                await ws.send('{"type": "resync"}')
+            except websockets.ConnectionClosed:
+                dropped = True
+                break
+            asked += 1
+            await asyncio.sleep(0.001)
+        assert dropped, f"still connected after {asked} snapshots asked and none read"
+        assert asked * len(snapshot) > 1 << 20  # it was dropped for what waited, not sooner
+        # The table and the server go on: another connection gets its snapshot and its answers.
+        async with websockets.connect(await player.ws_url(table_id)) as other:
+            assert json.loads(await other.recv())["type"] == "snapshot"
+            await other.send('{"type": "ping", "id": 7}')
+            frames = await _frames(other, 2.0)
+            assert PongMessage(id=7).model_dump(mode="json") in frames, frames
+    finally:
+        raw.close()
+        await player.close()
