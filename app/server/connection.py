@@ -6,8 +6,8 @@ buffer is past its high-water mark): no task, queue or wake-up per frame (a send
 each parked on its queue, was a tenth of the server's CPU and a large share of what the cycle collector
 scans with the event loop stopped). Once a send has to wait, the frames after it go to a backlog drained by
 a task until it is empty. A client too slow to read — more than ``queue_frames`` frames or ``queue_bytes``
-bytes in the backlog — is dropped with 1013 and its socket aborted (it reconnects and gets a snapshot)
-instead of holding up the table or the server's memory.
+bytes in the backlog — is dropped and its socket aborted (it reconnects and gets a snapshot) instead of
+holding up the table or the server's memory.
 """
 
 from __future__ import annotations
