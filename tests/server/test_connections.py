@@ -125,7 +125,7 @@ async def test_a_client_that_does_not_read_is_dropped_with_a_bounded_queue() -> 
 
 @pytest.fixture
 def flood_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    # Resyncs and frames allowed as fast as the client asks: the bound under test is the send buffer's.
+    # Resyncs and frames allowed as fast as the client asks: the bound under test is the connection's backlog.
     env = {
         "PREFERANS_RESYNC_PER_SECOND": "100000",
         "PREFERANS_RESYNC_BURST": "100000",
