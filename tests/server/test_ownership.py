@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
@@ -131,6 +131,42 @@ def test_new_tables_go_to_the_least_busy_live_worker(database: str) -> None:
             assert placed.count("boot-a") == 5 and placed.count("boot-b") == 5
             # A placed table is not placed again (the compare-and-set sees an owner).
             assert await b.place(ctx, 1) == placed[0]
+        finally:
+            await ctx.engine.dispose()
+
+    asyncio.run(scenario())
+
+
+class _Loaded:
+    def __init__(self) -> None:
+        self.stopped = False
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+
+def test_the_fence_unloads_exactly_the_tables_another_worker_owns(database: str) -> None:
+    """Loaded here: tables of this worker, live and finished (a finished one is still watched), and tables
+    another worker took over or nobody owns; a tick's fence keeps the first two kinds and unloads the rest,
+    however many there are (more than one slice of ids)."""
+
+    async def scenario() -> None:
+        ctx = _ctx(database)
+        try:
+            await _setup(ctx, {"boot-a": 100, "boot-b": 100, "nobody": -1})  # ids 1-40, 41-80, 81-120
+            async with ctx.sessions() as session, session.begin():
+                await session.execute(
+                    update(GameTable).where(GameTable.id % 4 == 0).values(status="finished")
+                )
+                session.add_all(GameTable(id=t, room_id=1, seats=3, conventions={}, first_dealer=0,
+                                          status="playing", version=0, created_at=0.0, owner="boot-b")
+                                for t in range(121, 421))  # fmt: skip
+            ctx.table_connections = {}
+            ctx.tables = {t: _Loaded() for t in range(1, 421)}
+            loaded = dict(ctx.tables)
+            await _cluster(0, "boot-a")._fence(ctx)
+            assert sorted(ctx.tables) == list(range(1, N + 1))
+            assert [t for t, actor in loaded.items() if actor.stopped] == list(range(N + 1, 421))
         finally:
             await ctx.engine.dispose()
 
