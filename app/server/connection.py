@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import itertools
 import json
+import logging
 import time
-import weakref
 from collections.abc import Coroutine, Generator
 from typing import Any
 
@@ -26,6 +25,8 @@ from fastapi import WebSocket
 from pydantic import BaseModel
 
 from app.server import metrics
+
+log = logging.getLogger(__name__)
 
 _ids = itertools.count(1)
 
@@ -61,9 +62,13 @@ class TokenBucket:
         return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
 
-# Each upgraded socket's transport by its peer address (`app.server.transport` registers it at the
-# upgrade), so a connection too slow can be aborted; weak, so a closed one is not kept.
-transports: weakref.WeakValueDictionary[Any, asyncio.WriteTransport] = weakref.WeakValueDictionary()
+# The scope extension holding the socket's transport (`app.server.transport` puts it there at the
+# upgrade), so a socket whose client stopped reading can be reset.
+TRANSPORT_EXTENSION = "preferans.transport"
+
+# How long a close waits for the frames before it and for the close frame to go out: a client that
+# reads nothing would hold both (and the socket, and its buffers) forever; after this it is reset.
+CLOSE_GRACE_S = 10.0
 
 
 class Connection:
@@ -84,8 +89,9 @@ class Connection:
         self.generation = generation  # the user's token generation when this socket was opened
         self.close_code = 1000
         self.seat: int | None = None  # set by the table actor
-        client = getattr(websocket, "scope", {}).get("client")  # no socket: a robot seat
-        self.transport = transports.pop(tuple(client), None) if client else None
+        scope = getattr(websocket, "scope", None) or {}  # no socket: a robot seat
+        extensions = scope.get("extensions") or {}
+        self.transport: asyncio.WriteTransport | None = extensions.get(TRANSPORT_EXTENSION)
         # Frames waiting behind a send that waited (empty while frames go straight to the socket).
         self.backlog: collections.deque[str] = collections.deque()
         self.queue_frames = queue_frames
@@ -100,6 +106,8 @@ class Connection:
 
     def start(self) -> None:
         self._started = True
+        if self.closed.is_set():  # closed while it was being accepted: `_close` is on its way
+            return
         if self.backlog:  # sent before the socket was accepted
             self._sender = asyncio.create_task(self._drain(None), name=f"ws-send-{self.id}")
 
@@ -129,6 +137,7 @@ class Connection:
         except StopIteration:
             return
         except Exception:  # a broken socket only ends this connection
+            log.debug("connection %s: send failed", self.id, exc_info=True)
             self._broken()
             return
         self._sender = asyncio.create_task(self._drain(_Resumed(sending, waiting)), name=f"ws-send-{self.id}")
@@ -155,15 +164,25 @@ class Connection:
             self._sender = asyncio.create_task(self._close(None), name=f"ws-close-{self.id}")
 
     async def _close(self, sending: asyncio.Task[None] | None) -> None:
+        closed = False
         try:
-            if sending is not None:  # the frames sent before the close go out first
-                await asyncio.wait({sending})
-        finally:  # given up on (`wait_sent`'s timeout): the send that still waits is given up too
+            async with asyncio.timeout(CLOSE_GRACE_S):
+                if sending is not None:  # the frames sent before the close go out first
+                    await asyncio.wait({sending})
+                await self.websocket.close(code=self.close_code)
+            closed = True
+        except Exception:  # a broken socket, or a client that took nothing for the grace period
+            log.debug("connection %s: no clean close", self.id, exc_info=True)
+        finally:  # also when given up on (`wait_sent`'s timeout)
             if sending is not None:
                 sending.cancel()
             self.backlog.clear()
-            with contextlib.suppress(Exception):
-                await self.websocket.close(code=self.close_code)
+            transport = self.transport
+            if transport is not None:
+                if not closed:
+                    transport.abort()
+                else:  # the close frame is written, not necessarily read
+                    asyncio.get_running_loop().call_later(CLOSE_GRACE_S, _reset_if_unread, transport)
 
     async def _drain(self, waiting: _Resumed | None) -> None:
         try:
@@ -174,6 +193,7 @@ class Connection:
                 self.queued_bytes -= len(text)
                 await self.websocket.send_text(text)
         except Exception:  # a broken socket only ends this connection
+            log.debug("connection %s: send failed", self.id, exc_info=True)
             self.backlog.clear()
             self._broken()
             return
@@ -213,6 +233,12 @@ class _Resumed:
                 waiting = self.coroutine.send(value)
             except StopIteration:
                 return
+
+
+def _reset_if_unread(transport: asyncio.WriteTransport) -> None:
+    # Closing waits for the client to take what is still written; one that reads nothing never does.
+    if transport.get_write_buffer_size():
+        transport.abort()
 
 
 def _dumps(data: dict[str, Any]) -> str:

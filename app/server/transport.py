@@ -17,7 +17,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from app.server.connection import transports
+from app.server.connection import TRANSPORT_EXTENSION
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +29,9 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
     by_address: dict[str, set[asyncio.BaseTransport]] = {}
 
     def live(host: str) -> set[asyncio.BaseTransport]:
-        transports = {t for t in by_address.get(host, ()) if not t.is_closing()}
-        by_address[host] = transports
-        return transports
+        open_ = {t for t in by_address.get(host, ()) if not t.is_closing()}
+        by_address[host] = open_
+        return open_
 
     class GuardedH11Protocol(H11Protocol):
         _guard: asyncio.TimerHandle | None = None
@@ -72,11 +72,14 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
 
         def handle_websocket_upgrade(self, event: Any) -> None:
             self._upgraded = True
-            if self.client is not None:
-                transports[self.client] = self.transport
             if self._guard is not None:
                 self._guard.cancel()
             super().handle_websocket_upgrade(event)
+            # The websocket protocol has read the handshake and made its scope (its app task has not run
+            # yet): the connection finds its transport there, to reset a socket whose client stopped reading.
+            scope = getattr(self.transport.get_protocol(), "scope", None)
+            if isinstance(scope, dict):
+                scope.setdefault("extensions", {})[TRANSPORT_EXTENSION] = self.transport
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._guard is not None:

@@ -192,7 +192,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
                 if strikes == 1:
                     conn.send(ErrorMessage(code="rate_limited", message="too many messages; slow down"))
                 if strikes >= settings.rate_strikes_to_close:
-                    await websocket.close(code=CLOSE_POLICY)
+                    conn.close(CLOSE_POLICY)  # after the frames already sent, as every close
                     break
                 continue
             strikes = 0

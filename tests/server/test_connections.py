@@ -172,3 +172,54 @@ async def test_a_real_socket_that_does_not_read_is_dropped(flood_server: ServerP
     finally:
         raw.close()
         await player.close()
+
+
+@pytest.fixture
+def patient_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    # The backlog's bound far away: a client that does not read is closed for another reason here.
+    env = {
+        "PREFERANS_RESYNC_PER_SECOND": "100000",
+        "PREFERANS_RESYNC_BURST": "100000",
+        "PREFERANS_RATE_PER_SECOND": "100000",
+        "PREFERANS_RATE_BURST": "100000",
+        "PREFERANS_SEND_QUEUE_FRAMES": "1000000",
+        "PREFERANS_SEND_QUEUE_BYTES": str(256 << 20),
+    }
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'p.db'}", tmp_path, env)
+
+
+async def test_a_socket_closed_while_its_client_does_not_read_is_reset(patient_server: ServerProcess) -> None:
+    """A client that stopped reading, with megabytes unread, logs out from another tab: the server closes
+    its socket, and since neither the frames before the close nor the close frame are ever taken, resets it
+    after the grace period (before: the close waited on the unread data forever, and so did the socket)."""
+    table_id = await _table(patient_server)
+    player = await new_player(patient_server)
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(raw, ("127.0.0.1", patient_server.port))
+    try:
+        # No keepalive of its own: its pings' answers are never read, so it would give up by itself.
+        url = await player.ws_url(table_id)
+        ws = await websockets.connect(url, sock=raw, max_queue=1, ping_interval=None)
+        snapshot = await ws.recv()
+        asked = 0
+        while asked * len(snapshot) < 8 << 20:  # far more than the kernel's buffers hold
+            await ws.send('{"type": "resync"}')
+            asked += 1
+            await asyncio.sleep(0.001)
+        await player.call("POST", "/api/auth/logout")
+        reset, started = False, time.monotonic()
+        while time.monotonic() - started < 40:
+            try:
+                await asyncio.wait_for(ws.send('{"type": "ping", "id": 1}'), 1)
+            except websockets.ConnectionClosed:
+                reset = True
+                break
+            except TimeoutError:
+                pass  # its own buffers full: the server still holds the socket
+            await asyncio.sleep(0.2)
+        assert reset, "the socket of a client that reads nothing stayed open after it was closed"
+    finally:
+        raw.close()
+        await player.close()

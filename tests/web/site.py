@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from app.bots.client import Api, TableClient
 from tests.server.conftest import OPERATOR, ServerProcess, login
@@ -227,7 +228,13 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
         return "open"
     if phase == "play":
         cards = page.locator("[data-hand-seat] button[data-card]:not([disabled])")
-        assert await cards.count(), "no playable card"
+        try:
+            # The cards enable once the page may send: its socket online and its last command acknowledged
+            # (on a loaded CI machine that can come a moment after the turn is shown).
+            await cards.first.wait_for(timeout=10_000)
+        except PlaywrightTimeout:
+            link = await page.get_attribute("[data-table]", "data-connection")
+            raise AssertionError(f"no playable card (the page's connection: {link})") from None
         if plan == "misere":  # the keyboard: arrows move between the playable cards, Enter plays
             await cards.first.focus()
             await page.keyboard.press("ArrowRight")
