@@ -149,6 +149,9 @@ class TableActor:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0  # the deadline (monotonic ms) `_timer` was armed for
         self._due: int | None = None  # the clock's deadline as of the last command
+        # The version an Expire waits in the queue for: commands ahead of it re-arm the timer, which
+        # would queue another for the same version after each of them.
+        self._expire_queued: int | None = None
         self._failures = 0  # failed commits in a row; > 0: the clocks are frozen
         # A commit failed without a definite "not stored": the database may hold it (the reply was lost).
         # The table rereads itself from the log before its next change.
@@ -253,6 +256,7 @@ class TableActor:
             case Leave() as leave:
                 await self._on_leave(leave)
             case Expire(version):
+                self._expire_queued = None
                 if version == self.version:  # else stale: the table moved on since the timer was armed
                     metrics.timeout_fired(self._deadline(), mono_ms())  # admin: metrics hook
                     await self._run_step(ClockExpiry())
@@ -736,4 +740,7 @@ class TableActor:
         if mono_ms() < self._due:  # the deadline moved later since this timer was armed
             self._arm_timer()
             return
+        if self._expire_queued == self.version:
+            return
+        self._expire_queued = self.version
         self.submit(Expire(self.version))
