@@ -731,7 +731,8 @@ class TableActor:
         loop = asyncio.get_running_loop()
         delay = max(0.0, (due - mono_ms()) / 1000.0)
         self._timer_at = due
-        self._timer = loop.call_at(loop.time() + delay + 0.005, self._on_timer)
+        # 1 ms on top: the loop may run a handle a clock tick early, and the deadline is in whole ms.
+        self._timer = loop.call_at(loop.time() + delay + 0.001, self._on_timer)
 
     def _on_timer(self) -> None:
         self._timer = None
