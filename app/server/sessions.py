@@ -20,7 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from app.db.models import UsedTicket, User
@@ -191,13 +191,15 @@ async def _sweep(ctx: ServerContext) -> None:
 
 
 _SWEEP_SLICE = 250
+# Built once (a statement built per query leaves objects in reference cycles for the collector).
+_USERS_STATE = select(User.id, User.token_generation, User.disabled).where(
+    User.id.in_(bindparam("ids", expanding=True))
+)
 
 
 async def _sweep_users(ctx: ServerContext, ids: list[int]) -> None:
     async with ctx.engine.connect() as db:
-        rows = (
-            await db.execute(select(User.id, User.token_generation, User.disabled).where(User.id.in_(ids)))
-        ).all()
+        rows = (await db.execute(_USERS_STATE, {"ids": ids})).all()
     current = {row.id: (row.token_generation, row.disabled) for row in rows}
     for user_id in ids:
         generation, disabled = current.get(user_id, (None, True))
