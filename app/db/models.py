@@ -7,7 +7,19 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint, false, true
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    true,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -102,7 +114,10 @@ class GameTable(Base):
     sheet: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     settlement: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # The worker process (its boot id) that runs the table when there are several (app.server.cluster).
-    owner: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+    # A worker's live tables (`owner` stays on finished ones): app.server.cluster's fence every second.
+    __table_args__ = (Index("ix_game_tables_owner_status", "owner", "status"),)
 
 
 class TableSeat(Base):

@@ -198,6 +198,8 @@ class TableActor:
         self._arm_timer()
         while True:
             command = await self.queue.get()
+            if isinstance(command, Expire):  # out of the queue, whether or not its step runs or succeeds
+                self._expire_queued = None
             await self._guarded(command)
             self._arm_timer()
 
@@ -256,7 +258,6 @@ class TableActor:
             case Leave() as leave:
                 await self._on_leave(leave)
             case Expire(version):
-                self._expire_queued = None
                 if version == self.version:  # else stale: the table moved on since the timer was armed
                     metrics.timeout_fired(self._deadline(), mono_ms())  # admin: metrics hook
                     await self._run_step(ClockExpiry())

@@ -181,7 +181,7 @@ class Connection:
             if transport is not None:
                 if not closed:
                     transport.abort()
-                else:  # the close frame is written, not necessarily read
+                elif transport.get_write_buffer_size():  # the close frame is written, not yet taken
                     asyncio.get_running_loop().call_later(CLOSE_GRACE_S, _reset_if_unread, transport)
 
     async def _drain(self, waiting: _Resumed | None) -> None:

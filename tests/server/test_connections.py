@@ -123,17 +123,29 @@ async def test_a_client_that_does_not_read_is_dropped_with_a_bounded_queue() -> 
     assert socket.closed_with == CLOSE_TOO_SLOW
 
 
+# Resyncs and frames allowed as fast as the client asks.
+_UNLIMITED = {
+    "PREFERANS_RESYNC_PER_SECOND": "100000",
+    "PREFERANS_RESYNC_BURST": "100000",
+    "PREFERANS_RATE_PER_SECOND": "100000",
+    "PREFERANS_RATE_BURST": "100000",
+}
+
+
 @pytest.fixture
 def flood_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    # Resyncs and frames allowed as fast as the client asks: the bound under test is the connection's backlog.
-    env = {
-        "PREFERANS_RESYNC_PER_SECOND": "100000",
-        "PREFERANS_RESYNC_BURST": "100000",
-        "PREFERANS_RATE_PER_SECOND": "100000",
-        "PREFERANS_RATE_BURST": "100000",
-        "PREFERANS_SEND_QUEUE_BYTES": str(1 << 20),
-    }
+    # The bound under test is the connection's backlog.
+    env = {**_UNLIMITED, "PREFERANS_SEND_QUEUE_BYTES": str(1 << 20)}
     yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'f.db'}", tmp_path, env)
+
+
+async def _small_socket(server: ServerProcess) -> socket.socket:
+    """A connected socket whose kernel holds little for it (a client that stops reading fills it at once)."""
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(raw, ("127.0.0.1", server.port))
+    return raw
 
 
 async def test_a_real_socket_that_does_not_read_is_dropped(flood_server: ServerProcess) -> None:
@@ -143,10 +155,7 @@ async def test_a_real_socket_that_does_not_read_is_dropped(flood_server: ServerP
     unread data, and the client never learned)."""
     table_id = await _table(flood_server)
     player = await new_player(flood_server)
-    raw = socket.socket()
-    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel holds little for it
-    raw.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(raw, ("127.0.0.1", flood_server.port))
+    raw = await _small_socket(flood_server)
     try:
         ws = await websockets.connect(await player.ws_url(table_id), sock=raw, max_queue=1)
         snapshot = await ws.recv()
@@ -177,14 +186,8 @@ async def test_a_real_socket_that_does_not_read_is_dropped(flood_server: ServerP
 @pytest.fixture
 def patient_server(tmp_path: Path) -> Iterator[ServerProcess]:
     # The backlog's bound far away: a client that does not read is closed for another reason here.
-    env = {
-        "PREFERANS_RESYNC_PER_SECOND": "100000",
-        "PREFERANS_RESYNC_BURST": "100000",
-        "PREFERANS_RATE_PER_SECOND": "100000",
-        "PREFERANS_RATE_BURST": "100000",
-        "PREFERANS_SEND_QUEUE_FRAMES": "1000000",
-        "PREFERANS_SEND_QUEUE_BYTES": str(256 << 20),
-    }
+    env = {**_UNLIMITED, "PREFERANS_SEND_QUEUE_FRAMES": "1000000"}
+    env["PREFERANS_SEND_QUEUE_BYTES"] = str(256 << 20)
     yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'p.db'}", tmp_path, env)
 
 
@@ -194,10 +197,7 @@ async def test_a_socket_closed_while_its_client_does_not_read_is_reset(patient_s
     after the grace period (before: the close waited on the unread data forever, and so did the socket)."""
     table_id = await _table(patient_server)
     player = await new_player(patient_server)
-    raw = socket.socket()
-    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    raw.setblocking(False)
-    await asyncio.get_running_loop().sock_connect(raw, ("127.0.0.1", patient_server.port))
+    raw = await _small_socket(patient_server)
     try:
         # No keepalive of its own: its pings' answers are never read, so it would give up by itself.
         url = await player.ws_url(table_id)
