@@ -521,6 +521,7 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
         "acks": s.acks,
         "acks_per_s": round(s.acks / elapsed, 1),
         "ack_ms": {"p50": pct(s.ack_ms, 0.5), "p99": pct(s.ack_ms, 0.99), "max": pct(s.ack_ms, 1.0)},
+        "updates": len(s.update_ms),  # the other seats' updates matched to the command that caused them
         "update_ms": {
             "p50": pct(s.update_ms, 0.5),
             "p99": pct(s.update_ms, 0.99),
