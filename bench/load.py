@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import json
 import os
 import random
@@ -472,11 +471,11 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
     await asyncio.gather(*connects)
     connect_s = time.monotonic() - started
     # The client is the instrument: its own collector pauses (a 0.3 s full scan of thousands of sockets'
-    # objects) would be counted as the server's latency. What exists now is moved out of the collector's
-    # reach and it runs rarely, as in the server (`app.server.app.tune_collector`).
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 1000)
+    # objects) would be counted as the server's latency. It is tuned as the server's is, by default.
+    from app.server.app import tune_collector
+    from app.server.settings import Settings
+
+    tune_collector(Settings.model_fields["gc_thresholds"].default)
     await asyncio.sleep(args.warmup)
 
     load.stats.measuring = True

@@ -148,7 +148,6 @@ class TableActor:
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0  # the deadline (monotonic ms) `_timer` was armed for
-        self._due: int | None = None  # the clock's deadline as of the last command
         # The version an Expire waits in the queue for: commands ahead of it re-arm the timer, which
         # would queue another for the same version after each of them.
         self._expire_queued: int | None = None
@@ -713,17 +712,17 @@ class TableActor:
 
     # ---- the clock timer -------------------------------------------------------------------------------
 
-    def _deadline(self) -> int | None:  # admin: metrics hook (how late a timeout is handled)
-        return None if self.game is None else self.game.clock.expires_at()
+    def _deadline(self) -> int | None:
+        """When the seat on move runs out of time (monotonic ms); None with no clock running."""
+        game = self.game
+        return None if game is None or game.is_over else game.clock.expires_at()
 
     def _arm_timer(self) -> None:
         """The table's one clock timer, after every command. Most steps move the deadline later: a timer
         that fires no later than the new deadline is kept, and when it fires early it is armed again for
         the deadline then current. (A new handle per step left thousands of cancelled handles in the
         loop's heap until their old deadlines, and the cycle collector scanned them all, loop stopped.)"""
-        game = self.game
-        due = None if game is None or game.is_over else game.clock.expires_at()
-        self._due = due
+        due = self._deadline()
         if self._timer is not None and (due is None or self._timer_at > due):
             self._timer.cancel()
             self._timer = None
@@ -737,9 +736,10 @@ class TableActor:
 
     def _on_timer(self) -> None:
         self._timer = None
-        if self._due is None:
+        due = self._deadline()
+        if due is None:
             return
-        if mono_ms() < self._due:  # the deadline moved later since this timer was armed
+        if mono_ms() < due:  # the deadline moved later since this timer was armed
             self._arm_timer()
             return
         if self._expire_queued == self.version:

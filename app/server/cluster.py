@@ -22,12 +22,12 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import bindparam, func, select, update
 from starlette.requests import HTTPConnection
 
 from app.db.models import GameTable, Room, ServerState, WorkerSlot
 from app.server.errors import ApiError
-from app.server.persistence import HEARTBEAT_PREFIX, read_heartbeats, wall_ms
+from app.server.persistence import HEARTBEAT_PREFIX, forget_heartbeats, read_heartbeats, wall_ms
 
 if TYPE_CHECKING:
     from app.server.context import ServerContext
@@ -134,6 +134,9 @@ class Cluster:
         if table_id in ctx.tables:
             return None
         _, owner = await self.owner_of(ctx, table_id)
+        return await self._address_of_other(ctx, owner)
+
+    async def _address_of_other(self, ctx: ServerContext, owner: str | None) -> str | None:
         if owner is None or owner in (self.boot, self.previous_boot):
             return None
         if owner not in self.addresses:
@@ -149,7 +152,7 @@ class Cluster:
         _, owner = await self.owner_of(ctx, table_id)
         if owner == self.boot:
             return self.address
-        return await self.locate(ctx, table_id)
+        return await self._address_of_other(ctx, owner)
 
     async def claim(self, ctx: ServerContext, table_id: int) -> bool:
         """Make this process the table's owner if it may (module docstring): one conditional UPDATE.
@@ -191,7 +194,8 @@ class Cluster:
             )
         candidates = [self.boot, *(b for b in self.addresses if b != self.boot)]
         chosen = min(candidates, key=lambda b: counts.get(b, 0))
-        await self._swap(ctx, table_id, None, chosen)
+        if await self._swap(ctx, table_id, None, chosen):
+            return chosen
         _, owner = await self.owner_of(ctx, table_id)
         return owner
 
@@ -227,16 +231,8 @@ class Cluster:
         await self.refresh(ctx)
 
     async def owned_live(self, ctx: ServerContext) -> list[int]:
-        async with ctx.sessions() as session:
-            return list(
-                (
-                    await session.execute(
-                        select(GameTable.id).where(GameTable.owner == self.boot, GameTable.status.in_(LIVE))
-                    )
-                )
-                .scalars()
-                .all()
-            )
+        async with ctx.engine.connect() as db:
+            return list((await db.execute(_LIVE_OWNED_BY, {"boot": self.boot})).scalars())
 
     async def run(self, ctx: ServerContext) -> None:
         while True:
@@ -349,10 +345,6 @@ class Cluster:
                 .all()
             )
         dead = [
-            HEARTBEAT_PREFIX + b
-            for b in self.beats
-            if not self.live(b) and b not in owning and b not in self.slots.values()
+            b for b in self.beats if not self.live(b) and b not in owning and b not in self.slots.values()
         ]
-        if dead:
-            async with ctx.sessions() as session, session.begin():
-                await session.execute(delete(ServerState).where(ServerState.key.in_(dead)))
+        await forget_heartbeats(ctx.engine, dead)

@@ -23,8 +23,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, RoomInvite, TableSeat, User
 from app.protocol.messages import ErrorMessage
+from app.server.cluster import LIVE
 from app.server.errors import ApiError
-from app.server.registry import LIVE
 
 if TYPE_CHECKING:
     from app.server.connection import Connection

@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from app.db.models import GameTable
 from app.server.actor import TableActor
-from app.server.cluster import TableElsewhere
+from app.server.cluster import LIVE, TableElsewhere
 from app.server.commands import mono_ms
 from app.server.context import ServerContext
 from app.server.loading import read_table
@@ -30,8 +30,6 @@ from app.server.robot_seats import attach_robots
 from app.table import TableStatus
 
 log = logging.getLogger(__name__)
-
-LIVE = ("waiting", "playing")
 
 
 async def get_actor(ctx: ServerContext, table_id: int) -> TableActor | None:

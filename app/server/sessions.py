@@ -96,8 +96,8 @@ class SignedTickets:
         body = base64.urlsafe_b64encode(json.dumps(claims, separators=(",", ":")).encode()).decode()
         return f"{self.PREFIX}{body}.{self._sign(body)}", self.ttl
 
-    def verify(self, key: str) -> tuple[Ticket, str, float] | None:
-        """The ticket, its nonce and its wall-clock expiry, if the signature holds and it has not
+    def verify(self, key: str) -> tuple[Ticket, str] | None:
+        """The ticket and its nonce, if the signature holds and it has not
         expired (whether it was used is `redeem_signed`'s question)."""
         if not key.startswith(self.PREFIX) or len(key) > 1024:
             return None
@@ -112,7 +112,7 @@ class SignedTickets:
             return None
         if ticket.expires_at <= time.time():
             return None
-        return ticket, nonce, ticket.expires_at
+        return ticket, nonce
 
     def _sign(self, body: str) -> str:
         digest = hmac.new(self._key, body.encode(), hashlib.sha256).digest()
@@ -125,10 +125,10 @@ async def redeem_signed(ctx: ServerContext, signed: SignedTickets, key: str) -> 
     verified = signed.verify(key)
     if verified is None:
         return None
-    ticket, nonce, expires_at = verified
+    ticket, nonce = verified
     try:
         async with ctx.sessions() as session, session.begin():
-            await session.execute(insert(UsedTicket).values(nonce=nonce, expires_at=expires_at))
+            await session.execute(insert(UsedTicket).values(nonce=nonce, expires_at=ticket.expires_at))
     except IntegrityError:
         return None
     return ticket

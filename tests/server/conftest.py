@@ -200,14 +200,18 @@ def _server(
         server.stop()
 
 
+def database_for(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The database of a fixture parametrised ``sqlite`` / ``postgres``: a file in the test's directory, or
+    a fresh PostgreSQL database (`pg_database`)."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
+    return str(request.getfixturevalue("pg_database"))
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
     """A running server on each database."""
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
-    else:
-        url = request.getfixturevalue("pg_database")
-    yield from _server(url, tmp_path)
+    yield from _server(database_for(request, tmp_path), tmp_path)
 
 
 @pytest.fixture

@@ -53,6 +53,19 @@ async def open_table(
     return Table(table["id"], players, clients, watcher, operator)
 
 
+async def fresh_snapshot(api: Api, table_id: int) -> tuple[dict[str, Any], int]:
+    """The snapshot a new socket of ``api``'s user gets, and the port that served it."""
+    client = api.table(table_id)
+    await client.connect()
+    try:
+        while True:
+            message = await client.receive(timeout=30)
+            if message["type"] == "snapshot":
+                return message, client.ws.remote_address[1]
+    finally:
+        await client.close()
+
+
 async def watch_to_end(client: TableClient, timeout: float = 300.0) -> dict[str, Any]:
     final: dict[str, Any] = await play_table(client, None, idle_timeout=timeout)
     return final

@@ -30,6 +30,7 @@ from app.server.context import ServerContext
 from app.server.persistence import GroupWriter, charge_after_crash, clock_record, wall_ms
 from app.server.registry import get_actor, shutdown_all
 from app.server.settings import Settings
+from tests.server.conftest import database_for
 
 TABLES = 3
 
@@ -69,10 +70,7 @@ class FakeConnection:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
-    else:
-        url = request.getfixturevalue("pg_database")
+    url = database_for(request, tmp_path)
     upgrade(url)
     yield url
 

@@ -19,16 +19,14 @@ from app.db.models import GameTable, Room, ServerState, User, WorkerSlot
 from app.server.cluster import Cluster
 from app.server.persistence import HEARTBEAT_PREFIX, wall_ms
 from app.server.sessions import SignedTickets, redeem_signed
+from tests.server.conftest import database_for
 
 N = 40
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
-    else:
-        url = str(request.getfixturevalue("pg_database"))
+    url = database_for(request, tmp_path)
     upgrade(url)
     return url
 

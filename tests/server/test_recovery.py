@@ -13,21 +13,13 @@ import pytest
 
 from app.bots.client import Api, Chooser, TableClient, play_table, random_chooser
 from tests.server.conftest import ServerProcess
-from tests.server.helpers import Table, open_table, play_out
+from tests.server.helpers import Table, fresh_snapshot, open_table, play_out
 
 DOWNTIME = 6.0
 
 
 async def _snapshot(api: Api, table_id: int) -> dict[str, Any]:
-    client = api.table(table_id)
-    await client.connect()
-    try:
-        while True:
-            message = await client.receive(timeout=30)
-            if message["type"] == "snapshot":
-                return message
-    finally:
-        await client.close()
+    return (await fresh_snapshot(api, table_id))[0]
 
 
 def _left_ms(clock: dict[str, Any], seat: int) -> int:

@@ -25,8 +25,8 @@ from sqlalchemy import select
 from app.bots.client import Api, ApiError, TableClient, play_table, random_chooser
 from app.db.engine import make_engine
 from app.db.models import GameTable
-from tests.server.conftest import Workers, new_player, run_workers
-from tests.server.helpers import Table, open_table, play_out
+from tests.server.conftest import Workers, database_for, new_player, run_workers
+from tests.server.helpers import Table, fresh_snapshot, open_table, play_out
 
 TABLES = 4
 OVERRIDES = {"pool_size": 2, "deal_time": 60, "reserve_time": 60}
@@ -34,11 +34,7 @@ OVERRIDES = {"pool_size": 2, "deal_time": 60, "reserve_time": 60}
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workers]:
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
-    else:
-        url = request.getfixturevalue("pg_database")
-    yield from run_workers(url, tmp_path)
+    yield from run_workers(database_for(request, tmp_path), tmp_path)
 
 
 async def _owners(database_url: str) -> dict[int, str | None]:
@@ -48,19 +44,6 @@ async def _owners(database_url: str) -> dict[int, str | None]:
             return dict((await conn.execute(select(GameTable.id, GameTable.owner))).all())  # type: ignore[arg-type]
     finally:
         await engine.dispose()
-
-
-async def _snapshot(api: Api, table_id: int) -> tuple[dict[str, Any], int]:
-    """A fresh socket's snapshot, and the port it was served on."""
-    client = api.table(table_id)
-    await client.connect()
-    try:
-        while True:
-            message = await client.receive(timeout=30)
-            if message["type"] == "snapshot":
-                return message, client.ws.remote_address[1]
-    finally:
-        await client.close()
 
 
 async def _play_some(tables: list[Table], steps: int) -> None:
@@ -169,7 +152,7 @@ async def _scenario(cluster: Workers) -> None:
 
         # Every table resumes where it stopped (nothing acknowledged was lost) and plays to the end.
         for t in tables:
-            snapshot, port = await _snapshot(t.players[0], t.id)
+            snapshot, port = await fresh_snapshot(t.players[0], t.id)
             assert snapshot["v"] == versions[t.id]
             assert port == cluster.ports[boots.get(after[t.id] or "", owner_slot)]
             t.clients = [t.players[seat].table(t.id) for seat in range(3)]

@@ -16,6 +16,7 @@ from app.db.models import GameTable, Room, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
 from app.server.actor import TableActor
 from app.server.audit import audit
+from app.server.cluster import LIVE
 from app.server.commands import Leave, SeatError, Sit, Stop
 from app.server.deps import (
     MAX_ID,
@@ -29,7 +30,7 @@ from app.server.deps import (
 )
 from app.server.errors import SEAT_ERROR_STATUS, ApiError
 from app.server.privacy import require_sit, require_watch, room_access, table_room, visible_rooms
-from app.server.registry import LIVE, get_actor, place_table
+from app.server.registry import get_actor, place_table
 from app.server.robot_levels import robot_level
 from app.server.robot_seats import attach_robots, robot_user
 

@@ -12,10 +12,10 @@ from sqlalchemy import select
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, User
 from app.server.audit import audit
+from app.server.cluster import LIVE
 from app.server.deps import ContextDep, Id, OperatorUser, SessionDep
 from app.server.errors import ApiError
 from app.server.privacy import close_unwelcome_watchers
-from app.server.registry import LIVE
 from app.server.routes.lobby import RoomOut, _room_out, _table_out, _validate_conventions
 
 router = APIRouter(prefix="/api/operator", tags=["operator"])
