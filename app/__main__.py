@@ -32,16 +32,15 @@ def _serve(args: argparse.Namespace) -> int:
     json_logs = settings.log_format == "json"
     if json_logs:
         configure_json_logging(args.log_level)
+    if settings.worker_slot is None:  # the one process, or the supervisor of the workers
+        upgrade(settings.database_url)
     if settings.workers > 1 and settings.worker_slot is None:
         from app.auth.secret import load_token_secret
         from app.server.supervisor import supervise
 
-        upgrade(settings.database_url)
         # Made once here (on first start), so the workers never race to create it.
         load_token_secret(settings.token_secret, settings.token_secret_file)
         return supervise(args, settings)
-    if settings.worker_slot is None:
-        upgrade(settings.database_url)
     raise_open_files_limit()
     config = uvicorn.Config(
         create_app(settings),
@@ -62,12 +61,12 @@ def _serve(args: argparse.Namespace) -> int:
     server = uvicorn.Server(config)
     if settings.worker_slot is None:
         server.run()
-        return 0 if server.started else 3  # as uvicorn.run: 3 is a failed start
-    from app.server.supervisor import worker_sockets
+    else:
+        from app.server.supervisor import worker_sockets
 
-    # A worker: the public port (shared by every worker, SO_REUSEPORT) and its own port.
-    server.run(sockets=worker_sockets(args.host, args.port, settings))
-    return 0 if server.started else 3
+        # A worker: the public port (shared by every worker, SO_REUSEPORT) and its own port.
+        server.run(sockets=worker_sockets(args.host, args.port, settings))
+    return 0 if server.started else 3  # as uvicorn.run: 3 is a failed start
 
 
 async def _add_user(name: str, password: str, role: Role) -> None:

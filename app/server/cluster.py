@@ -140,8 +140,9 @@ class Cluster:
         if owner is None or owner in (self.boot, self.previous_boot):
             return None
         if owner not in self.addresses:
-            await self.refresh(ctx)
-        if owner in self.addresses and await self._fresh_live(ctx, owner):
+            await self.refresh(ctx)  # which keeps the addresses of live workers only
+            return self.addresses.get(owner)
+        if await self._fresh_live(ctx, owner):  # the cache may predate the owner's death
             return self.addresses[owner]
         return None
 

@@ -10,17 +10,17 @@ game frame ever crosses two processes.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 
 import httpx
 from sqlalchemy import select
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db.models import InterruptedDeal
 from app.server.context import ServerContext
 from app.server.deps import MAX_ID
+from app.server.middleware import refuse
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +65,11 @@ class ForwardToOwner:
         app = scope["app"]
         ctx: ServerContext = app.state.ctx
         cluster = ctx.cluster
-        table_id = await _table_of(ctx, scope["path"]) if cluster is not None else None
-        address = await cluster.locate(ctx, table_id) if cluster is not None and table_id else None
+        if cluster is None:
+            await self.app(scope, receive, send)
+            return
+        table_id = await _table_of(ctx, scope["path"])
+        address = await cluster.locate(ctx, table_id) if table_id else None
         if address is None:
             await self.app(scope, receive, send)
             return
@@ -77,7 +80,7 @@ class ForwardToOwner:
             if not message.get("more_body"):
                 break
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _HOP]
-        headers.append((FORWARDED.encode(), cluster.boot.encode() if cluster else b"1"))
+        headers.append((FORWARDED.encode(), cluster.boot.encode()))
         query = scope.get("query_string", b"").decode("latin-1")
         url = f"http://{address}{scope['path']}" + (f"?{query}" if query else "")
         client: httpx.AsyncClient = app.state.forward_http
@@ -85,26 +88,11 @@ class ForwardToOwner:
             response = await client.request(scope["method"], url, headers=headers, content=bytes(body))
         except httpx.HTTPError as exc:
             log.warning("forward to %s failed: %s", address, exc)
-            await _answer(send, 503, {"error": "owner_unavailable", "message": "the table's worker did "
-                                      "not answer; try again"}, [(b"retry-after", b"1")])  # fmt: skip
+            unanswered = "the table's worker did not answer; try again"
+            await refuse(send, 503, "owner_unavailable", unanswered, headers=((b"retry-after", b"1"),))
             return
         out = [(k.encode(), v.encode()) for k, v in response.headers.multi_items()]
         out = [(k, v) for k, v in out if k.lower() not in _HOP]
         out.append((b"content-length", str(len(response.content)).encode()))
         await send({"type": "http.response.start", "status": response.status_code, "headers": out})
         await send({"type": "http.response.body", "body": response.content})
-
-
-async def _answer(send: Send, status: int, payload: object, extra: list[tuple[bytes, bytes]]) -> None:
-    body = json.dumps(payload).encode()
-    start: Message = {
-        "type": "http.response.start",
-        "status": status,
-        "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            *extra,
-        ],
-    }
-    await send(start)
-    await send({"type": "http.response.body", "body": body})

@@ -7,18 +7,25 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.server.cluster import hostname
 
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+# The rest of the body is never read, so the connection cannot be reused.
+_UNREAD_BODY = ((b"connection", b"close"),)
+
+
+async def refuse(
+    send: Send, status: int, code: str, message: str, headers: tuple[tuple[bytes, bytes], ...] = _UNREAD_BODY
+) -> None:
+    """A JSON error answered from ASGI middleware (the app's typed errors have the same shape)."""
     body = json.dumps({"error": code, "message": message}).encode()
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            # The rest of the body is never read, so the connection cannot be reused.
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
+                *headers,
             ],
         }
     )
@@ -42,7 +49,7 @@ class BodyLimit:
         too_large = f"request bodies are limited to {self.max_bytes} bytes"
         for name, value in scope["headers"]:
             if name == b"content-length" and (not value.isdigit() or int(value) > self.max_bytes):
-                await _refuse(send, 413, "too_large", too_large)
+                await refuse(send, 413, "too_large", too_large)
                 return
         chunks: list[bytes] = []
         size = 0
@@ -55,13 +62,13 @@ class BodyLimit:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > self.max_bytes:
-                        await _refuse(send, 413, "too_large", too_large)
+                        await refuse(send, 413, "too_large", too_large)
                         return
                     chunks.append(chunk)
                     if not message.get("more_body", False):
                         break
         except TimeoutError:
-            await _refuse(send, 408, "timeout", f"the request body must arrive within {self.timeout} s")
+            await refuse(send, 408, "timeout", f"the request body must arrive within {self.timeout} s")
             return
         replayed = False
 
@@ -124,7 +131,7 @@ class SecurityHeaders:
 
     def _sockets(self, scope: Scope) -> str:
         host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
-        name = host.split("]", 1)[0] + "]" if host.startswith("[") else host.split(":", 1)[0]
+        name = hostname(host)
         if not name or any(c in name for c in " ;,'\""):
             return ""
         return " ".join(f"{scheme}://{name}:{port}" for port in self.socket_ports for scheme in ("ws", "wss"))
