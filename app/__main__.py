@@ -22,8 +22,8 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.server.app import create_app
+    from app.server.http.transport import guarded_protocol, raise_open_files_limit
     from app.server.logs import configure_json_logging
-    from app.server.transport import guarded_protocol, raise_open_files_limit
 
     if args.workers is not None:
         os.environ["PREFERANS_WORKERS"] = str(args.workers)
@@ -36,7 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
         upgrade(settings.database_url)
     if settings.workers > 1 and settings.worker_slot is None:
         from app.auth.secret import load_token_secret
-        from app.server.supervisor import supervise
+        from app.server.cluster.supervisor import supervise
 
         # Made once here (on first start), so the workers never race to create it.
         load_token_secret(settings.token_secret, settings.token_secret_file)
@@ -47,7 +47,7 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         http=guarded_protocol(settings.header_timeout, settings.max_connections_per_address),
-        # Writes each frame to the transport at once (`app.server.connection` sends without a task).
+        # Writes each frame to the transport at once (`connections.connection` sends with no task).
         ws="websockets-sansio",
         ws_max_size=settings.transport_max_bytes,
         ws_per_message_deflate=settings.ws_deflate,
@@ -62,7 +62,7 @@ def _serve(args: argparse.Namespace) -> int:
     if settings.worker_slot is None:
         server.run()
     else:
-        from app.server.supervisor import worker_sockets
+        from app.server.cluster.supervisor import worker_sockets
 
         # A worker: the public port (shared by every worker, SO_REUSEPORT) and its own port.
         server.run(sockets=worker_sockets(args.host, args.port, settings))

@@ -21,7 +21,7 @@ from sqlalchemy import insert
 from app.db.engine import make_writer_engine
 from app.db.migrate import upgrade
 from app.db.models import GameTable, Room, TableSeat, User
-from app.server.persistence import GroupWriter, StepWrite
+from app.server.storage import GroupWriter, StepWrite
 
 TABLES, STEPS = 200, 30
 CLOCK = {

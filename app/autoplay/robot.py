@@ -7,7 +7,7 @@ Every decision is a function of the table state only: the budgets are node count
 machine, in both kernels) and nothing here reads a clock, so a loaded machine plays the same cards, makes
 the same discard and finishes or interrupts the same deals as an idle one. A card decision past
 `DEFAULT_NODE_BUDGET` raises `SolverBudgetExceeded` and the procedure interrupts the deal — on every
-machine alike. The wall time is the server's business (`app.server.robot`): it may raise the robot's
+machine alike. The wall time is the server's business (`app.server.tables.robot`): it may raise the robot's
 `CancelToken` as a last resort, which stops the search with `SolverCancelled`.
 
 Sizing (bench/solver.py "robot decisions", compiled kernel, the shared 2-core dev machine). Node counts

@@ -1,7 +1,7 @@
 """Engines and session factory for ``DATABASE_URL``; SQLite gets WAL and full fsync for durable commits.
 
 `make_engine` serves the REST requests and recovery; `make_writer_engine` the one group-commit writer of
-the tables (`app.server.persistence.GroupWriter`): on SQLite its one connection is the only writer of
+the tables (`app.server.storage.GroupWriter`): on SQLite its one connection is the only writer of
 the game's rows, on PostgreSQL a small pool without a ping before every batch (a batch on a dead
 connection fails, and the pool replaces the connection for the next one).
 """

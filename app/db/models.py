@@ -60,7 +60,7 @@ class Room(Base):
     conventions: Mapped[dict[str, Any]] = mapped_column(JSON)
     closed: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[float] = mapped_column(Float)
-    # A private room seats only invited players (app.server.privacy); ``spectators`` says whether anyone
+    # A private room seats only invited players (server.accounts.privacy); ``spectators`` says whether anyone
     # else may watch its tables.
     private: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     spectators: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
@@ -113,10 +113,10 @@ class GameTable(Base):
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     sheet: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     settlement: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    # The worker process (its boot id) that runs the table when there are several (app.server.cluster).
+    # The worker process (its boot id) that runs the table when there are several (server.cluster.ownership).
     owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
-    # A worker's live tables (`owner` stays on finished ones): app.server.cluster's fence every second.
+    # A worker's live tables (`owner` stays on finished ones): server.cluster.ownership.fence every second.
     __table_args__ = (Index("ix_game_tables_owner_status", "owner", "status"),)
 
 

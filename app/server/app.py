@@ -15,19 +15,20 @@ from fastapi import FastAPI
 from app.auth.passwords import PasswordPool
 from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
-from app.server.cluster import Cluster
+from app.server.accounts.ratelimit import KeyedLimiter
+from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
+from app.server.cluster.ownership import Cluster
+from app.server.cluster.worker import run_ticks
 from app.server.context import ServerContext
-from app.server.errors import install_error_handlers
-from app.server.forward import ForwardToOwner
+from app.server.http.forward import ForwardToOwner
+from app.server.http.handlers import install_error_handlers
+from app.server.http.middleware import BodyLimit, SecurityHeaders
+from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
+from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
-from app.server.middleware import BodyLimit, SecurityHeaders
-from app.server.persistence import GroupWriter
-from app.server.ratelimit import KeyedLimiter
-from app.server.registry import recover_all, recover_owned, shutdown_all
-from app.server.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
-from app.server.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.settings import Settings, get_settings
-from app.server.ws import router as ws_router
+from app.server.storage import GroupWriter
+from app.server.tables.registry import recover_all, recover_owned, shutdown_all
 from app.web import mount_site
 
 
@@ -88,7 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
             await recover_owned(ctx)
-            background.append(asyncio.create_task(ctx.cluster.run(ctx), name="worker-tick"))
+            background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster), name="worker-tick"))
         else:
             await recover_all(ctx)
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))

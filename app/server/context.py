@@ -6,18 +6,19 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
-
-from app.auth.passwords import PasswordPool
-from app.server.persistence import GroupWriter
-from app.server.ratelimit import KeyedLimiter
-from app.server.sessions import SignedTickets, TicketBook
-from app.server.settings import Settings
-
 if TYPE_CHECKING:
-    from app.server.actor import TableActor
-    from app.server.cluster import Cluster
-    from app.server.connection import Connection
+    # Types only: every part of the server takes the context, so the context imports none of them when
+    # it runs (it is the bag the composition root, `app.server.app`, fills).
+    from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+    from app.auth.passwords import PasswordPool
+    from app.server.accounts.ratelimit import KeyedLimiter
+    from app.server.accounts.sessions import SignedTickets, TicketBook
+    from app.server.cluster.ownership import Cluster
+    from app.server.connections.connection import Connection
+    from app.server.settings import Settings
+    from app.server.storage import GroupWriter
+    from app.server.tables.actor import TableActor
 
 
 @dataclass(slots=True)
@@ -33,7 +34,7 @@ class ServerContext:
     tickets: TicketBook
     writer: GroupWriter
     # The last heartbeat (wall ms) of every earlier process, read at start: the bound of what a crash
-    # charges to the seat on move (`app.server.persistence.charge_after_crash`).
+    # charges to the seat on move (`app.server.storage.charge_after_crash`).
     heartbeats: dict[str, int] = field(default_factory=dict)
     tables: dict[int, TableActor] = field(default_factory=dict)
     # Every live websocket by user id: a revoked or disabled user's sockets are closed through it.
@@ -41,5 +42,5 @@ class ServerContext:
     table_connections: dict[int, set[Connection]] = field(default_factory=dict)
     # Several worker processes (`serve --workers N`): which tables this one owns; None with one process.
     cluster: Cluster | None = None
-    # Their tickets are signed so that any worker can redeem one (`app.server.sessions.SignedTickets`).
+    # Their tickets are signed so that any worker can redeem one (`accounts.sessions.SignedTickets`).
     signed_tickets: SignedTickets | None = None

@@ -95,7 +95,7 @@ class Settings(BaseSettings):
     # connection): off, an update encoded once costs no more per viewer than a socket write.
     ws_deflate: bool = False
     # Worker processes on this machine (`python -m app serve --workers N`), each owning a share of the
-    # tables (app.server.cluster); 1: one process runs every table, as without workers.
+    # tables (app.server.cluster.ownership); 1: one process runs every table, as without workers.
     workers: int = Field(1, ge=1, le=64)
     # Set by the supervisor for each worker: its slot (0..N-1) and its own port (public port + 1 + slot
     # unless `worker_port_base` is set), where the other workers forward to it and clients are redirected.

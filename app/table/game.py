@@ -21,6 +21,10 @@ class TableStatus(StrEnum):
     AWAITING_ADJUDICATION = "awaiting_adjudication"  # over, but a deal awaits an administrator's award
 
 
+# The statuses of a table still in play: a worker process owns and runs it (stored values, for queries).
+LIVE: tuple[str, ...] = (TableStatus.WAITING.value, TableStatus.PLAYING.value)
+
+
 class Termination(StrEnum):
     """Why a pulya ended (the protocol's ``outcome.reason``)."""
 

@@ -280,7 +280,7 @@ def test_two_seats_out_of_time_in_one_deal_are_both_auto_played_and_penalised() 
 
 
 class _GuardStops:
-    """A robot whose search the server's wall-time guard stopped (app.server.robot)."""
+    """A robot whose search the server's wall-time guard stopped (app.server.tables.robot)."""
 
     def play(self, state: TableState) -> Card:
         raise SolverCancelled("the guard ran out", 1024)

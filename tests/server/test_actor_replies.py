@@ -11,11 +11,11 @@ from typing import Any, cast
 import pytest
 
 from app.engine.conventions import Conventions
-from app.server.actor import TableActor
-from app.server.commands import SeatError, Sit, Stop
 from app.server.context import ServerContext
-from app.server.persistence import Boot, StepWrite
 from app.server.settings import Settings
+from app.server.storage import Boot, StepWrite
+from app.server.tables.actor import TableActor
+from app.server.tables.commands import SeatError, Sit, Stop
 
 
 class FakeWriter:

@@ -15,7 +15,7 @@ import pytest
 import websockets
 
 from app.protocol.messages import PongMessage, SnapshotMessage
-from app.server.connection import CLOSE_TOO_SLOW, Connection
+from app.server.connections.connection import CLOSE_TOO_SLOW, Connection
 from tests.server.conftest import OPERATOR, ServerProcess, _server, login, new_player
 
 

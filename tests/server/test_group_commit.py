@@ -25,11 +25,11 @@ from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
 from app.db.migrate import upgrade
 from app.db.models import ActionRecord, GameTable, Room
 from app.engine.conventions import conventions_from
-from app.server.commands import Act, Connect, Sit
 from app.server.context import ServerContext
-from app.server.persistence import GroupWriter, charge_after_crash, clock_record, wall_ms
-from app.server.registry import get_actor, shutdown_all
 from app.server.settings import Settings
+from app.server.storage import GroupWriter, charge_after_crash, clock_record, wall_ms
+from app.server.tables.commands import Act, Connect, Sit
+from app.server.tables.registry import get_actor, shutdown_all
 from tests.server.conftest import database_for
 
 TABLES = 3

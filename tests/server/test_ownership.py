@@ -1,4 +1,4 @@
-"""Table ownership between worker processes (app.server.cluster): the claim is one compare-and-set, so
+"""Table ownership between worker processes (cluster.ownership): the claim is one compare-and-set, so
 two processes racing for the same tables never both win; a live owner's tables are not claimable, a dead
 one's (heartbeat older than the lease) are; signed tickets verify anywhere and redeem once."""
 
@@ -16,9 +16,9 @@ from sqlalchemy import insert, select, update
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.db.models import GameTable, Room, ServerState, User, WorkerSlot
-from app.server.cluster import Cluster
-from app.server.persistence import HEARTBEAT_PREFIX, wall_ms
-from app.server.sessions import SignedTickets, redeem_signed
+from app.server.accounts.sessions import SignedTickets, redeem_signed
+from app.server.cluster.ownership import Cluster
+from app.server.storage import HEARTBEAT_PREFIX, wall_ms
 from tests.server.conftest import database_for
 
 N = 40
@@ -162,7 +162,7 @@ def test_the_fence_unloads_exactly_the_tables_another_worker_owns(database: str)
             ctx.table_connections = {}
             ctx.tables = {t: _Loaded() for t in range(1, 421)}
             loaded = dict(ctx.tables)
-            await _cluster(0, "boot-a")._fence(ctx)
+            await _cluster(0, "boot-a").fence(ctx)
             assert sorted(ctx.tables) == list(range(1, N + 1))
             assert [t for t, actor in loaded.items() if actor.stopped] == list(range(N + 1, 421))
         finally:

@@ -11,7 +11,7 @@ from app.engine import conventions_from, shuffle_action
 from app.engine.scoring import ScoreSheet
 from app.engine.views import view
 from app.protocol.messages import SeatInfo, SnapshotMessage, UpdateMessage
-from app.server.publishing import ViewCache, outcome_message, send_snapshot, update_text
+from app.server.connections.publishing import ViewCache, outcome_message, send_snapshot, update_text
 from app.table import ServerMoves, start_game
 
 

@@ -18,8 +18,8 @@ import pytest
 from app.autoplay import REASON_SOLVER, timeout_actions
 from app.autoplay.robot import SolverRobot
 from app.engine import Interrupt, Phase, TimeOut
-from app.server.robot import run_off_loop, solver_robot
 from app.server.settings import Settings
+from app.server.tables.robot import run_off_loop, solver_robot
 from tests.autoplay.test_robot import whisted_six
 
 
@@ -69,7 +69,7 @@ async def test_a_guard_that_runs_out_interrupts_the_deal_and_is_logged(
         await asyncio.sleep(guard * 10)
         go.set()
 
-    with caplog.at_level(logging.WARNING, logger="app.server.robot"):
+    with caplog.at_level(logging.WARNING, logger="app.server.tables.robot"):
         releaser = asyncio.ensure_future(release_after_the_guard())
         robot = solver_robot(Settings(robot_guard_seconds=guard))
         outcome = await run_off_loop(

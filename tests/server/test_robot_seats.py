@@ -24,7 +24,7 @@ def test_the_route_accepts_exactly_the_robot_levels() -> None:
     from typing import get_args
 
     from app.robots import LEVELS
-    from app.server.routes.lobby import RobotIn
+    from app.server.http.routes.lobby import RobotIn
 
     assert set(get_args(RobotIn.model_fields["level"].annotation)) == set(LEVELS)
 

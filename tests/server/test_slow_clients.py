@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.server.transport import raise_open_files_limit
+from app.server.http.transport import raise_open_files_limit
 from tests.server.conftest import ServerProcess, _server
 
 

@@ -11,10 +11,10 @@ import pytest
 from sqlalchemy import func, select, update
 
 from app.db.models import ActionRecord, GameTable, InterruptedDeal
-from app.server import actor as actor_module
-from app.server.commands import Act, Resync, SeatError, Stop, mono_ms
 from app.server.context import ServerContext
-from app.server.persistence import StepWrite
+from app.server.storage import StepWrite
+from app.server.tables import actor as actor_module
+from app.server.tables.commands import Act, Resync, SeatError, Stop, mono_ms
 from app.table import SeatAction, StopGame
 from tests.server import test_group_commit as harness
 

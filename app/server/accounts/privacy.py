@@ -1,0 +1,137 @@
+"""Private rooms (issue 11 §1): who may sit at a room's tables and who may watch them.
+
+A public room is open to every logged-in user. A private room seats only the players its operator invited
+(by name, or through an invite link they opened), its operator and administrators. Its tables may be
+watched by everyone if the operator leaves spectating open; if not, only by those who may sit there and by
+the table's seated players (a player seated before the room turned private keeps the seat and the view).
+
+The lobby follows what the caller may do: a room the caller may not even watch is not listed (a stranger
+learns nothing of a closed club), and a private room open to spectators is listed marked ``private`` with
+``may_sit`` false. Robots are seated by the room's operator or an admin (`POST /api/tables/{id}/robots`),
+who may sit there, so they pass. The check is made when the request arrives: a seat taken just before an
+invite is withdrawn stays taken.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlalchemy import ColumnElement, exists, or_, select, true
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.auth.roles import Role
+from app.db.models import GameTable, Room, RoomInvite, TableSeat, User
+from app.protocol.messages import ErrorMessage
+from app.server.errors import ApiError
+from app.table import LIVE
+
+if TYPE_CHECKING:
+    from app.server.connections.connection import Connection
+    from app.server.context import ServerContext
+
+CLOSE_FORBIDDEN = 4403  # app.server.http.ws.CLOSE_FORBIDDEN
+
+
+def is_staff(room: Room, user: User) -> bool:
+    """The room's operator or an administrator: they act on the room and may sit and watch there."""
+    return room.operator_id == user.id or Role(user.role).allows(Role.ADMIN)
+
+
+async def is_invited(session: AsyncSession, room_id: int, user_id: int) -> bool:
+    found = await session.scalar(
+        select(RoomInvite.id).where(RoomInvite.room_id == room_id, RoomInvite.user_id == user_id)
+    )
+    return found is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    may_sit: bool
+    may_watch: bool
+
+
+async def room_access(session: AsyncSession, room: Room, user: User) -> Access:
+    if not room.private or is_staff(room, user):
+        return Access(may_sit=True, may_watch=True)
+    invited = await is_invited(session, room.id, user.id)
+    return Access(may_sit=invited, may_watch=invited or room.spectators)
+
+
+def visible_rooms(user: User) -> ColumnElement[bool]:
+    """The SQL condition for the rooms ``user`` may watch (the lobby lists only those)."""
+    if Role(user.role).allows(Role.ADMIN):
+        return true()
+    invited = exists().where(RoomInvite.room_id == Room.id, RoomInvite.user_id == user.id)
+    return or_(Room.private.is_(False), Room.spectators.is_(True), Room.operator_id == user.id, invited)
+
+
+async def require_sit(session: AsyncSession, room: Room, user: User) -> None:
+    if not (await room_access(session, room, user)).may_sit:
+        raise ApiError(403, "not_invited", "this room is private: only invited players may sit here")
+
+
+PRIVATE_ROOM = "this room is private and closed to spectators"
+
+
+async def require_watch(session: AsyncSession, room: Room, user: User, table_id: int | None = None) -> None:
+    """403 ``private_room`` unless ``user`` may watch the room (or sits at ``table_id``)."""
+    if (await room_access(session, room, user)).may_watch:
+        return
+    if table_id is not None and await is_seated(session, table_id, user.id):
+        return
+    raise ApiError(403, "private_room", PRIVATE_ROOM)
+
+
+async def is_seated(session: AsyncSession, table_id: int, user_id: int) -> bool:
+    found = await session.scalar(
+        select(TableSeat.seat).where(TableSeat.table_id == table_id, TableSeat.user_id == user_id)
+    )
+    return found is not None
+
+
+async def table_room(session: AsyncSession, table_id: int) -> Room | None:
+    return await session.scalar(
+        select(Room).join(GameTable, GameTable.room_id == Room.id).where(GameTable.id == table_id)
+    )
+
+
+async def may_watch_table(session: AsyncSession, table_id: int, user: User) -> bool:
+    """Whether ``user`` may open the table's socket; an unknown table passes (it is refused as not found)."""
+    room = await table_room(session, table_id)
+    if room is None:
+        return True
+    try:
+        await require_watch(session, room, user, table_id)
+    except ApiError:
+        return False
+    return True
+
+
+async def close_unwelcome_watchers(ctx: ServerContext, session: AsyncSession, room: Room) -> int:
+    """Close the sockets of spectators who may no longer watch the room's live tables (it turned private,
+    closed to spectators, or an invite was withdrawn); seated players keep theirs. Returns how many."""
+    table_ids = (
+        await session.scalars(
+            select(GameTable.id).where(GameTable.room_id == room.id, GameTable.status.in_(LIVE))
+        )
+    ).all()
+    watchers: list[Connection] = []
+    for table_id in table_ids:
+        actor = ctx.tables.get(table_id)
+        if actor is not None:
+            watchers += [c for c in actor.connections if c.seat is None and not c.closed.is_set()]
+    if not watchers:
+        return 0
+    users = {
+        u.id: u
+        for u in (await session.scalars(select(User).where(User.id.in_({c.user_id for c in watchers})))).all()
+    }
+    closed = 0
+    for conn in watchers:
+        user = users.get(conn.user_id)
+        if user is None or not (await room_access(session, room, user)).may_watch:
+            conn.send(ErrorMessage(code="private_room", message=PRIVATE_ROOM))
+            conn.close(CLOSE_FORBIDDEN)
+            closed += 1
+    return closed

@@ -1,0 +1,214 @@
+"""Sending a table to its connections: each viewer its own view (RULES.md §12), under one version.
+
+Every connection gets every version (an update may carry no event for a viewer who may see none of that
+step's events), so a gap always means a lost frame. The update for one kind of viewer (each seat — the
+4-seat dealer is a seat — and the spectators) is built and encoded once (orjson), and the same text goes
+to every connection of that kind.
+
+A snapshot (every new connection, every resync) is the dearest frame: its parts that only change with
+the table's version — each viewer kind's view and legal actions, and the score sheet with its whole
+history — are encoded once and kept (`ViewCache`); only the clocks, the seats and the viewer's ``last_seq``
+are encoded per snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from app.engine.events import Event
+from app.engine.scoring import ScoreSheet
+from app.engine.views import view
+from app.protocol.messages import GameOutcome, PresenceMessage, SeatInfo
+from app.server.connections.connection import Connection
+from app.table import Game
+
+
+def outcome_message(game: Game | None) -> GameOutcome | None:
+    if game is None or game.outcome is None:
+        return None
+    return GameOutcome(reason=game.outcome.termination.value, settlement=game.outcome.settlement)
+
+
+def _view(game: Game | None, seat: int | None, legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+    # `legal`: what the table lets this seat do now (nothing once the game is over or its time ran out);
+    # the view lists the same.
+    return None if game is None else view(game.state, seat, legal)
+
+
+def _clock(game: Game | None, now_ms: int) -> dict[str, Any] | None:
+    return None if game is None else game.clock.snapshot(now_ms)
+
+
+def _legal(game: Game | None, seat: int | None) -> list[dict[str, Any]]:
+    return [] if game is None else [a.to_json() for a in game.legal(seat)]
+
+
+def _encode(message: dict[str, Any]) -> str:
+    return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _fragment(value: Any) -> orjson.Fragment:
+    """``value`` encoded once, to be embedded as it is in the messages built from it."""
+    return orjson.Fragment(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
+
+
+@dataclass(slots=True)
+class ViewCache:
+    """A table's encoded parts that change only with its version (or, for the sheet, when it changes)."""
+
+    version: int = -1
+    parts: dict[int | None, tuple[orjson.Fragment, orjson.Fragment]] = field(default_factory=dict)
+    sheet: ScoreSheet | None = None
+    sheet_json: orjson.Fragment | None = None
+
+    def view_and_legal(
+        self, version: int, game: Game | None, seat: int | None
+    ) -> tuple[orjson.Fragment, orjson.Fragment]:
+        if version != self.version:
+            self.version = version
+            self.parts.clear()
+        parts = self.parts.get(seat)
+        if parts is None:
+            legal = _legal(game, seat)
+            parts = self.parts[seat] = (
+                _fragment(_view(game, seat, legal)),
+                _fragment(legal),
+            )
+        return parts
+
+    def sheet_of(self, game: Game | None) -> orjson.Fragment | None:
+        if game is None:
+            return None
+        if self.sheet is not game.sheet or self.sheet_json is None:
+            self.sheet = game.sheet
+            self.sheet_json = _fragment(game.sheet.to_json())
+        return self.sheet_json
+
+
+def update_text(
+    *,
+    table_id: int,
+    version: int,
+    status: str,
+    game: Game | None,
+    events: list[Event],
+    seat: int | None,
+    clock: dict[str, Any] | None,
+    sheet: dict[str, Any] | orjson.Fragment | None,
+    outcome: dict[str, Any] | None,
+    actions: int,
+) -> str:
+    """The `UpdateMessage` for viewer ``seat`` (None: a spectator), encoded: the same JSON as
+    ``UpdateMessage(...).model_dump_json()``, built without a model per frame."""
+    visible = [
+        {"kind": e.kind, "data": e.data}
+        for e in events
+        if e.visible_to is None or (seat is not None and seat in e.visible_to)
+    ]
+    legal = _legal(game, seat)
+    message = {
+        "type": "update",
+        "table": table_id,
+        "v": version,
+        "status": status,
+        "events": visible,
+        "view": _view(game, seat, legal),
+        "clock": clock,
+        "legal": legal,
+        "sheet": sheet,
+        "outcome": outcome,
+        "actions": actions,
+    }
+    return _encode(message)
+
+
+def publish_update(
+    connections: Iterable[Connection],
+    *,
+    table_id: int,
+    version: int,
+    status: str,
+    game: Game | None,
+    events: Iterable[Event],
+    sheet_changed: bool,
+    now_ms: int,
+    actions: int,
+    cache: ViewCache | None = None,
+) -> None:
+    """Send one stored step to every open connection, filtered for its viewer.
+
+    The score sheet (which grows with every deal) goes out only when it changed or the game is over.
+    """
+    events = list(events)
+    sheet: dict[str, Any] | orjson.Fragment | None = None
+    if game is not None and (sheet_changed or game.is_over):
+        sheet = game.sheet.to_json() if cache is None else cache.sheet_of(game)
+    clock = _clock(game, now_ms)
+    outcome = outcome_message(game)
+    outcome_json = None if outcome is None else outcome.model_dump(mode="json")
+    built: dict[int | None, str] = {}
+    for conn in list(connections):
+        if conn.closed.is_set():
+            continue
+        seat = conn.seat
+        text = built.get(seat)
+        if text is None:
+            text = built[seat] = update_text(
+                table_id=table_id,
+                version=version,
+                status=status,
+                game=game,
+                events=events,
+                seat=seat,
+                clock=clock,
+                sheet=sheet,
+                outcome=outcome_json,
+                actions=actions,
+            )
+        conn.send(text)
+
+
+def send_snapshot(
+    conn: Connection,
+    *,
+    table_id: int,
+    version: int,
+    status: str,
+    seats: list[SeatInfo],
+    game: Game | None,
+    last_seq: int,
+    now_ms: int,
+    actions: int,
+    cache: ViewCache,
+) -> None:
+    """The protocol's `SnapshotMessage` for the connection's viewer, encoded from the cached parts."""
+    seat = conn.seat
+    view_json, legal_json = cache.view_and_legal(version, game, seat)
+    outcome = outcome_message(game)
+    message = {
+        "type": "snapshot",
+        "table": table_id,
+        "v": version,
+        "status": status,
+        "seat": seat,
+        "seats": [info.model_dump(mode="json") for info in seats],
+        "view": view_json,
+        "clock": _clock(game, now_ms),
+        "legal": legal_json,
+        "sheet": cache.sheet_of(game),
+        "outcome": None if outcome is None else outcome.model_dump(mode="json"),
+        "last_seq": last_seq,
+        "actions": actions,
+    }
+    conn.resync_pending = False
+    conn.send(_encode(message))
+
+
+def publish_presence(connections: Iterable[Connection], table_id: int, seats: list[SeatInfo]) -> None:
+    message = PresenceMessage(table=table_id, seats=seats)
+    for conn in list(connections):
+        conn.send(message)

@@ -1,0 +1,137 @@
+"""ASGI middleware of the whole app: the request-body limit (whatever the framing) and security headers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.server.cluster.addresses import hostname
+
+# The rest of the body is never read, so the connection cannot be reused.
+_UNREAD_BODY = ((b"connection", b"close"),)
+
+
+async def refuse(
+    send: Send, status: int, code: str, message: str, headers: tuple[tuple[bytes, bytes], ...] = _UNREAD_BODY
+) -> None:
+    """A JSON error answered from ASGI middleware (the app's typed errors have the same shape)."""
+    body = json.dumps({"error": code, "message": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimit:
+    """Reads a request's body before the app sees it, at most ``max_bytes`` of it and within ``timeout``
+    seconds, counting the bytes actually received: a chunked body (no Content-Length) or a lying
+    Content-Length is cut off at the limit instead of being buffered."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout: float) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = f"request bodies are limited to {self.max_bytes} bytes"
+        for name, value in scope["headers"]:
+            if name == b"content-length" and (not value.isdigit() or int(value) > self.max_bytes):
+                await refuse(send, 413, "too_large", too_large)
+                return
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout(self.timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        await refuse(send, 413, "too_large", too_large)
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            await refuse(send, 408, "timeout", f"the request body must arrive within {self.timeout} s")
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+# Pages come from the app itself: same-origin scripts (ES modules), styles, images (SVG included) and
+# sockets; no inline script, no framing by other sites.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+_HEADERS = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+)
+
+
+class SecurityHeaders:
+    """Adds the security headers to every HTTP response that does not set its own. ``exempt`` paths (the
+    interactive API docs, which load their scripts from a CDN) get all but the content security policy."""
+
+    def __init__(
+        self, app: ASGIApp, exempt: tuple[str, ...] = (), socket_ports: tuple[int, ...] = ()
+    ) -> None:
+        self.app = app
+        self.exempt = exempt
+        # Several workers: the pages may open sockets on the workers' own ports of the same host.
+        self.socket_ports = socket_ports
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = list(_HEADERS)
+        if not (self.exempt and scope["path"].startswith(self.exempt)):
+            policy = CONTENT_SECURITY_POLICY
+            if self.socket_ports:
+                policy = policy.replace("connect-src 'self'", f"connect-src 'self' {self._sockets(scope)}")
+            extra.append((b"content-security-policy", policy.encode()))
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [(name, value) for name, value in extra if name not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+    def _sockets(self, scope: Scope) -> str:
+        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
+        name = hostname(host)
+        if not name or any(c in name for c in " ;,'\""):
+            return ""
+        return " ".join(f"{scheme}://{name}:{port}" for port in self.socket_ports for scheme in ("ws", "wss"))

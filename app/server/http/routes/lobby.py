@@ -1,0 +1,385 @@
+"""Rooms and tables: the lobby (list, create, sit, leave) and game history."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel, Field, StrictBool
+from sqlalchemy import func, select
+
+from app.auth.roles import Role
+from app.db.models import GameTable, Room, TableSeat, User
+from app.engine.conventions import ConventionError, Conventions, conventions_from
+from app.server.accounts.audit import audit
+from app.server.accounts.privacy import require_sit, require_watch, room_access, table_room, visible_rooms
+from app.server.errors import ApiError
+from app.server.http.deps import (
+    MAX_ID,
+    ContextDep,
+    CurrentUser,
+    Id,
+    OperatorUser,
+    SessionDep,
+    bearer_token,
+    user_from_token,
+)
+from app.server.http.handlers import SEAT_ERROR_STATUS
+from app.server.tables.actor import TableActor
+from app.server.tables.commands import Leave, SeatError, Sit, Stop
+from app.server.tables.registry import get_actor, place_table
+from app.server.tables.robot_levels import robot_level
+from app.server.tables.robot_seats import attach_robots, robot_user
+from app.table import LIVE
+
+router = APIRouter(prefix="/api", tags=["lobby"])
+
+MAX_PAGE = 100
+
+
+class RoomIn(BaseModel):
+    name: str = Field(min_length=1, max_length=128)
+    preset: str = Field("fspr-leningrad", max_length=64)
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    private: StrictBool = False  # strict: "yes" or 1 is a 422, not a guess
+    spectators: StrictBool = True
+
+
+class RoomOut(BaseModel):
+    id: int
+    name: str
+    operator: str
+    preset: str
+    overrides: dict[str, Any]
+    conventions: dict[str, Any]
+    private: bool = False
+    spectators: bool = True  # whether anyone may watch a private room's tables
+    may_sit: bool = True  # for the caller: a private room seats only invited players
+
+
+class TableIn(BaseModel):
+    seats: int = Field(3)
+    overrides: dict[str, Any] = Field(default_factory=dict)
+
+
+class SeatOut(BaseModel):
+    seat: int
+    user: str | None
+    connected: bool
+    robot: str | None = None  # a robot seat's level
+
+
+class TableOut(BaseModel):
+    id: int
+    room_id: int
+    seats: int
+    status: str
+    players: list[SeatOut]
+    conventions: dict[str, Any]
+    finish_reason: str | None = None
+    settlement: dict[str, Any] | None = None
+
+
+class SitIn(BaseModel):
+    seat: int | None = Field(None, ge=0, le=3)
+
+
+class RobotIn(BaseModel):
+    seat: int | None = Field(None, ge=0, le=3)
+    level: Literal["easy", "normal", "strong", "random"] = "strong"
+
+
+class StopIn(BaseModel):
+    reason: str = Field(min_length=1, max_length=200)
+
+
+def _validate_conventions(preset: str, overrides: dict[str, Any]) -> Conventions:
+    try:
+        return conventions_from(preset, overrides)
+    except ConventionError as exc:
+        field = str(exc).split(":", 1)[0]
+        raise ApiError(422, "invalid_convention", str(exc), field) from None
+
+
+async def _room_out(session: SessionDep, room: Room, viewer: User) -> RoomOut:
+    operator = await session.get(User, room.operator_id)
+    return RoomOut(
+        private=room.private,
+        spectators=room.spectators,
+        may_sit=(await room_access(session, room, viewer)).may_sit,
+        id=room.id,
+        name=room.name,
+        operator=operator.name if operator else "?",
+        preset=room.preset,
+        overrides=room.overrides,
+        conventions=room.conventions,
+    )
+
+
+async def _table_out(ctx: ContextDep, session: SessionDep, table: GameTable) -> TableOut:
+    actor = ctx.tables.get(table.id)
+    if actor is not None:
+        players = [SeatOut(**info.model_dump()) for info in actor.seat_infos()]
+        status = actor.status
+    else:
+        rows = (
+            await session.execute(
+                select(TableSeat.seat, User.name)
+                .join(User, User.id == TableSeat.user_id)
+                .where(TableSeat.table_id == table.id)
+            )
+        ).all()
+        names = dict(rows)
+        players = [
+            SeatOut(seat=s, user=names.get(s), connected=False, robot=robot_level(names.get(s)))
+            for s in range(table.seats)
+        ]
+        status = table.status
+    return TableOut(
+        id=table.id,
+        room_id=table.room_id,
+        seats=table.seats,
+        status=status,
+        players=players,
+        conventions=table.conventions,
+        finish_reason=table.finish_reason,
+        settlement=table.settlement,
+    )
+
+
+@router.get("/rooms")
+async def list_rooms(
+    user: CurrentUser,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
+    after: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+) -> list[RoomOut]:
+    """Open rooms by id, a page at a time: ``after`` is the last id of the previous page. A private room
+    closed to spectators is listed only to those who may sit there (`app.server.accounts.privacy`)."""
+    rooms = (
+        await session.execute(
+            select(Room)
+            .where(Room.closed.is_(False), Room.id > after, visible_rooms(user))
+            .order_by(Room.id)
+            .limit(limit)
+        )
+    ).scalars()
+    return [await _room_out(session, room, user) for room in rooms]
+
+
+@router.post("/rooms", status_code=201)
+async def create_room(body: RoomIn, user: OperatorUser, session: SessionDep) -> RoomOut:
+    conventions = _validate_conventions(body.preset, body.overrides)
+    validated = conventions.model_dump(mode="json")
+    room = Room(
+        name=body.name,
+        operator_id=user.id,
+        preset=body.preset,
+        # The validated values, not the request's: `1e999` was a float infinity there.
+        overrides={key: validated[key] for key in body.overrides},
+        conventions=validated,
+        created_at=time.time(),
+        private=body.private,
+        spectators=body.spectators,
+    )
+    session.add(room)
+    await session.commit()
+    return await _room_out(session, room, user)
+
+
+@router.get("/rooms/{room_id}")
+async def get_room(room_id: Id, user: CurrentUser, session: SessionDep) -> RoomOut:
+    room = await session.get(Room, room_id)
+    if room is None:
+        raise ApiError(404, "not_found", f"no room {room_id}")
+    await require_watch(session, room, user)
+    return await _room_out(session, room, user)
+
+
+@router.get("/rooms/{room_id}/tables")
+async def list_tables(room_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> list[TableOut]:
+    room = await session.get(Room, room_id)
+    if room is not None:
+        await require_watch(session, room, user)
+    tables = (
+        await session.execute(select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id))
+    ).scalars()
+    return [await _table_out(ctx, session, t) for t in tables]
+
+
+@router.post("/rooms/{room_id}/tables", status_code=201)
+async def open_table(
+    room_id: Id, body: TableIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
+) -> TableOut:
+    room = await session.get(Room, room_id)
+    if room is None:
+        raise ApiError(404, "not_found", f"no room {room_id}")
+    if room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
+        raise ApiError(403, "forbidden", "only the room's operator opens tables in it")
+    if room.closed:  # admin: a closed room opens no more tables
+        raise ApiError(409, "room_closed", "the room is closed")
+    if body.seats not in (3, 4):
+        raise ApiError(422, "invalid_request", "seats: a table has 3 or 4 seats", "seats")
+    conventions = _validate_conventions(room.preset, {**room.overrides, **body.overrides})
+    live = await session.scalar(
+        select(func.count())
+        .select_from(GameTable)
+        .join(Room, Room.id == GameTable.room_id)
+        .where(Room.operator_id == room.operator_id, GameTable.status.in_(LIVE))
+    )
+    cap = ctx.settings.max_live_tables_per_operator
+    if (live or 0) >= cap:
+        raise ApiError(409, "too_many_tables", f"an operator has at most {cap} unfinished tables")
+    table = GameTable(
+        room_id=room.id,
+        seats=body.seats,
+        conventions=conventions.model_dump(mode="json"),
+        first_dealer=secrets.randbelow(body.seats),  # the first deal goes by lot
+        status="waiting",
+        version=0,
+        created_at=time.time(),
+    )
+    session.add(table)
+    await session.commit()
+    await place_table(ctx, table.id)
+    return await _table_out(ctx, session, table)
+
+
+@router.get("/tables/{table_id}")
+async def get_table(table_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
+    table = await session.get(GameTable, table_id)
+    if table is None:
+        raise ApiError(404, "not_found", f"no table {table_id}")
+    room = await session.get(Room, table.room_id)
+    if room is not None:
+        await require_watch(session, room, user, table_id)
+    return await _table_out(ctx, session, table)
+
+
+async def caller(request: Request, ctx: ContextDep) -> User:
+    """The caller, read in a session closed at once: the handlers below wait for a table actor, whose
+    commit needs a database connection, and must not hold one meanwhile (else a burst of them starves
+    the pool the tables commit through)."""
+    async with ctx.sessions() as session:
+        return await user_from_token(ctx, session, bearer_token(request))
+
+
+# A user loaded outside the request's session (the handlers that wait for a table).
+Caller = Annotated[User, Depends(caller)]
+
+
+async def _ask(future: asyncio.Future[Any]) -> Any:
+    try:
+        return await asyncio.wait_for(future, timeout=30)
+    except SeatError as exc:
+        raise ApiError(SEAT_ERROR_STATUS.get(exc.code, 409), exc.code, exc.message) from None
+
+
+def _require_operator(user: User) -> None:
+    if not Role(user.role).allows(Role.OPERATOR):
+        raise ApiError(403, "forbidden", f"this needs the {Role.OPERATOR.value} role")
+
+
+async def _live_actor(ctx: ContextDep, table_id: int) -> TableActor:
+    """The table's actor, if its game is not over: a finished table is not loaded into memory for a
+    seat change (it would stay there), it is refused from its row."""
+    actor = ctx.tables.get(table_id)
+    if actor is None:
+        async with ctx.sessions() as session:
+            status = await session.scalar(select(GameTable.status).where(GameTable.id == table_id))
+        if status is None:
+            raise ApiError(404, "not_found", f"no table {table_id}")
+        if status not in LIVE:
+            raise ApiError(409, "game_over", "the table's game is over")
+        actor = await get_actor(ctx, table_id)
+    if actor is None:
+        raise ApiError(404, "not_found", f"no table {table_id}")
+    return actor
+
+
+@router.post("/tables/{table_id}/sit")
+async def sit(table_id: Id, body: SitIn, user: Caller, ctx: ContextDep) -> dict[str, int]:
+    """A private room's table seats only its invited players (403 ``not_invited``, nothing stored)."""
+    async with ctx.sessions() as session:
+        room = await table_room(session, table_id)
+        if room is not None:
+            await require_sit(session, room, user)
+    actor = await _live_actor(ctx, table_id)
+    reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    actor.submit(Sit(user.id, user.name, body.seat, reply))
+    return {"seat": await _ask(reply)}
+
+
+async def _check_room_operator(ctx: ContextDep, table_id: int, user: User, what: str) -> None:
+    """404 for an unknown table, 403 unless ``user`` is the table's room operator or an admin."""
+    async with ctx.sessions() as session:
+        table = await session.get(GameTable, table_id)
+        if table is None:
+            raise ApiError(404, "not_found", f"no table {table_id}")
+        room = await session.get(Room, table.room_id)
+        if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
+            raise ApiError(403, "forbidden", f"only the room's operator or an admin {what}")
+
+
+@router.post("/tables/{table_id}/robots")
+async def seat_robot(table_id: Id, body: RobotIn, user: Caller, ctx: ContextDep) -> dict[str, int | str]:
+    """Issue 12: the room's operator (or an admin) seats a robot in an empty seat before the game starts."""
+    _require_operator(user)
+    await _check_room_operator(ctx, table_id, user, "seats robots")
+    actor = await _live_actor(ctx, table_id)
+    free = [s for s, u in enumerate(actor.seat_users) if u is None]
+    seat = body.seat if body.seat is not None else (free[0] if free else None)
+    if seat is None:
+        raise ApiError(409, "table_full", "no free seat")
+    async with ctx.sessions() as session, session.begin():
+        robot = await robot_user(session, body.level, seat)
+        robot_id, name = robot.id, robot.name
+    reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    actor.submit(Sit(robot_id, name, seat, reply))
+    seated = await _ask(reply)
+    attach_robots(ctx, actor)
+    return {"seat": seated, "robot": name}
+
+
+@router.post("/tables/{table_id}/leave")
+async def leave(table_id: Id, user: Caller, ctx: ContextDep) -> dict[str, bool]:
+    actor = await _live_actor(ctx, table_id)
+    reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    actor.submit(Leave(user.id, reply))
+    await _ask(reply)
+    return {"left": True}
+
+
+@router.post("/tables/{table_id}/stop")
+async def stop_table(table_id: Id, body: StopIn, user: Caller, ctx: ContextDep) -> dict[str, bool]:
+    """RULES §7.7: the room's operator (or an admin) ends a pulya early, with a recorded reason; the stop
+    is written to the audit log once the table has stored it.
+
+    No database connection is held while the table's actor works on the stop (it needs one to commit).
+    """
+    _require_operator(user)
+    await _check_room_operator(ctx, table_id, user, "stops a table")
+    actor = await _live_actor(ctx, table_id)
+    reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    actor.submit(Stop(f"{user.name}: {body.reason}", reply))
+    await _ask(reply)
+    async with ctx.sessions() as session, session.begin():
+        audit(session, user, "stop_table", f"table {table_id}", reason=body.reason)
+    return {"stopped": True}
+
+
+@router.get("/history")
+async def my_history(user: CurrentUser, ctx: ContextDep, session: SessionDep) -> list[TableOut]:
+    """The finished games the caller played."""
+    tables = (
+        await session.execute(
+            select(GameTable)
+            .join(TableSeat, TableSeat.table_id == GameTable.id)
+            .where(TableSeat.user_id == user.id, GameTable.status.in_(("finished", "awaiting_adjudication")))
+            .order_by(GameTable.id)
+        )
+    ).scalars()
+    return [await _table_out(ctx, session, t) for t in tables]

@@ -1,0 +1,180 @@
+"""Judges' sanctions (issue 11 §3, RULES §11): a catalogue entry (seed 001, `app.engine.scoring.catalogue`)
+for a player of a game, written into that game's sheet by the table's actor as a history line naming the
+entry, recorded with the admin, the time and the reason, and revoked only by a recorded entry (a sheet line
+undoing its writes)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from app.db.models import GameTable, Sanction, TableSeat
+from app.engine.scoring import ScoreSheet
+from app.engine.scoring.catalogue import Role, catalogue_json
+from app.engine.scoring.records import ScoringError, Write
+from app.engine.scoring.sheet import HistoryLine
+from app.engine.scoring.violations import apply_sanction
+from app.server.accounts.audit import audit
+from app.server.errors import ApiError
+from app.server.http.deps import AdminUser, ContextDep, Id, SessionDep
+from app.server.http.handlers import SEAT_ERROR_STATUS
+from app.server.tables.commands import Judge, SeatError
+from app.server.tables.registry import get_actor
+from app.table import JudgeSheet
+
+router = APIRouter(prefix="/api/admin", tags=["admin"])
+
+
+class SanctionIn(BaseModel):
+    violation: str = Field(min_length=1, max_length=64)
+    role: Role
+    seat: int = Field(ge=0, le=3)
+    deal: int | None = Field(None, ge=0, le=10_000, description="index in the sheet's history")
+    damage: dict[int, int] | None = Field(None, max_length=3)
+    recipient: int | None = Field(None, ge=0, le=3)
+    reason: str = Field(min_length=1, max_length=500)
+    # Entries that cannot happen online are refused unless the judge says otherwise (recorded).
+    allow_offline: bool = False
+
+
+class RevokeIn(BaseModel):
+    reason: str = Field(min_length=1, max_length=500)
+
+
+def _out(row: Sanction) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "table": row.table_id,
+        "seat": row.seat,
+        "violation": row.violation,
+        "role": row.role,
+        "admin": row.admin_name,
+        "at": row.at,
+        "reason": row.reason,
+        "summary": row.line.get("summary"),
+        "revoked": None
+        if row.revoked_at is None
+        else {"by": row.revoked_by, "at": row.revoked_at, "reason": row.revoke_reason},
+    }
+
+
+@router.get("/catalogue")
+async def catalogue(_admin: AdminUser) -> list[dict[str, object]]:
+    """Seed 001's catalogue of violations with each role's penalty (RULES §11)."""
+    return catalogue_json()
+
+
+@router.get("/tables/{table_id}/sanctions")
+async def sanctions(table_id: Id, _admin: AdminUser, session: SessionDep) -> list[dict[str, Any]]:
+    rows = (
+        await session.execute(select(Sanction).where(Sanction.table_id == table_id).order_by(Sanction.id))
+    ).scalars()
+    return [_out(r) for r in rows]
+
+
+async def _write(ctx: ContextDep, table_id: int, write: Callable[[ScoreSheet], ScoreSheet]) -> dict[str, Any]:
+    """Checks ``write`` on the sheet as it stands (a 422 naming the field), then has the table's actor
+    write it on the sheet as it stands then."""
+    actor = await get_actor(ctx, table_id)
+    if actor is None:
+        raise ApiError(422, "unknown_table", f"no table {table_id}", "table")
+    game = actor.game
+    if game is None:
+        raise ApiError(409, "not_started", "no game was played at this table")
+    try:
+        write(game.sheet)
+    except ScoringError as exc:
+        raise ApiError(422, "invalid_sanction", exc.message, exc.field) from None
+    reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    actor.submit(Judge(JudgeSheet(write), reply))
+    try:
+        out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
+    except SeatError as exc:
+        status = 422 if exc.code == "invalid_sanction" else SEAT_ERROR_STATUS.get(exc.code, 409)
+        raise ApiError(status, exc.code, exc.message) from None
+    return out
+
+
+@router.post("/tables/{table_id}/sanctions", status_code=201)
+async def impose(table_id: Id, body: SanctionIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
+    async with ctx.sessions() as session:
+        if await session.get(GameTable, table_id) is None:
+            raise ApiError(422, "unknown_table", f"no table {table_id}", "table")
+        user_id = await session.scalar(
+            select(TableSeat.user_id).where(TableSeat.table_id == table_id, TableSeat.seat == body.seat)
+        )
+    if user_id is None:
+        raise ApiError(422, "invalid_sanction", f"nobody sits in seat {body.seat}", "seat")
+
+    def write(sheet: ScoreSheet) -> ScoreSheet:
+        return apply_sanction(
+            sheet,
+            body.violation,
+            body.role,
+            body.seat,
+            deal=body.deal,
+            damage=body.damage,
+            recipient=body.recipient,
+            judge=admin.name,
+            note=body.reason,
+            allow_offline=body.allow_offline,
+        )
+
+    out = await _write(ctx, table_id, write)
+    line = out["sheet"]["history"][-1]  # the table wrote ours last: its actor takes one command at a time
+    async with ctx.sessions() as session, session.begin():
+        row = Sanction(
+            table_id=table_id,
+            seat=body.seat,
+            user_id=user_id,
+            violation=body.violation,
+            role=body.role.value,
+            params={
+                "deal": body.deal,
+                "damage": body.damage,
+                "recipient": body.recipient,
+                "allow_offline": body.allow_offline,
+            },
+            admin_name=admin.name,
+            reason=body.reason,
+            line=line,
+            at=time.time(),
+        )
+        session.add(row)
+        await session.flush()
+        audit(session, admin, "sanction", f"table {table_id}", sanction=row.id, violation=body.violation,
+              seat=body.seat, reason=body.reason)  # fmt: skip
+    return {**_out(row), "sheet": out["sheet"], "settlement": out["settlement"]}
+
+
+@router.post("/sanctions/{sanction_id}/revoke")
+async def revoke(sanction_id: Id, body: RevokeIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
+    """A new sheet line undoes the sanction's writes; the sanction stays in the record, marked revoked."""
+    async with ctx.sessions() as session:
+        row = await session.get(Sanction, sanction_id)
+        if row is None:
+            raise ApiError(422, "unknown_sanction", f"no sanction {sanction_id}", "sanction")
+        if row.revoked_at is not None:
+            raise ApiError(422, "already_revoked", "this sanction has been revoked", "sanction")
+        table_id, line = row.table_id, HistoryLine.from_json(row.line)
+    undo = tuple(Write(w.column, w.seat, -w.amount, f"revoked: {w.reason}", w.target) for w in line.writes)
+    summary = f"revoked by {admin.name}: {line.summary}; {body.reason}"
+
+    def write(sheet: ScoreSheet) -> ScoreSheet:
+        return sheet.write(HistoryLine("sanction", summary, undo))
+
+    out = await _write(ctx, table_id, write)
+    async with ctx.sessions() as session, session.begin():
+        row = await session.get(Sanction, sanction_id)
+        assert row is not None
+        row.revoked_by, row.revoked_at, row.revoke_reason = admin.name, time.time(), body.reason
+        audit(
+            session, admin, "revoke_sanction", f"table {table_id}", sanction=sanction_id, reason=body.reason
+        )
+    return {**_out(row), "sheet": out["sheet"], "settlement": out["settlement"]}

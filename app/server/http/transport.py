@@ -1,0 +1,102 @@
+"""The HTTP protocol under the app (uvicorn's h11 one) with what uvicorn lacks against slow clients:
+
+- a connection must send a whole request head within ``header_timeout`` seconds of opening or of the
+  previous response (uvicorn has no header timeout: a half-open or slowloris socket stayed forever);
+- at most ``max_per_address`` connections (websockets included) from one client address at a time.
+
+The body is bounded in size and time by `app.server.http.middleware.BodyLimit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from app.server.connections.connection import TRANSPORT_EXTENSION
+
+log = logging.getLogger(__name__)
+
+_MAX_ADDRESSES = 10_000
+
+
+def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Protocol]:
+    # Transports by client address; a websocket keeps its transport after the upgrade, so it still counts.
+    by_address: dict[str, set[asyncio.BaseTransport]] = {}
+
+    def live(host: str) -> set[asyncio.BaseTransport]:
+        open_ = {t for t in by_address.get(host, ()) if not t.is_closing()}
+        by_address[host] = open_
+        return open_
+
+    class GuardedH11Protocol(H11Protocol):
+        _guard: asyncio.TimerHandle | None = None
+        _upgraded = False
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            host = self.client[0] if self.client else "?"
+            if len(by_address) > _MAX_ADDRESSES:
+                for key in [k for k in by_address if not live(k)]:
+                    del by_address[key]
+            mine = live(host)
+            if max_per_address and len(mine) >= max_per_address:
+                transport.close()
+                return
+            mine.add(transport)
+            self._arm()
+
+        def _arm(self) -> None:
+            if self._guard is not None:
+                self._guard.cancel()
+            self._guard = self.loop.call_later(header_timeout, self._idle_check)
+
+        def _idle_check(self) -> None:
+            self._guard = None
+            if self._upgraded or self.transport.is_closing():
+                return
+            if self.cycle is not None and not self.cycle.response_complete:
+                return  # a request is being served (its body has its own deadline)
+            if self.conn.our_state not in (h11.ERROR, h11.CLOSED):
+                self.conn.send(h11.ConnectionClosed())
+            self.transport.close()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+        def handle_websocket_upgrade(self, event: Any) -> None:
+            self._upgraded = True
+            if self._guard is not None:
+                self._guard.cancel()
+            super().handle_websocket_upgrade(event)
+            # The websocket protocol has read the handshake and made its scope (its app task has not run
+            # yet): the connection finds its transport there, to reset a socket whose client stopped reading.
+            scope = getattr(self.transport.get_protocol(), "scope", None)
+            if isinstance(scope, dict):
+                scope.setdefault("extensions", {})[TRANSPORT_EXTENSION] = self.transport
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._guard is not None:
+                self._guard.cancel()
+            super().connection_lost(exc)
+
+    return GuardedH11Protocol
+
+
+def raise_open_files_limit() -> int:
+    """Raise this process's descriptor limit to the hard limit (each socket costs one); returns it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = max(soft, 1 << 20) if hard == resource.RLIM_INFINITY else hard
+    if soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            log.warning("could not raise the open-files limit above %s", soft)
+    return soft

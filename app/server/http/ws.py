@@ -1,0 +1,238 @@
+"""The websocket endpoint: one connection per table; framing, size and rate limits, error frames.
+
+Bad input never reaches the table actor: it is answered here with a typed error frame and the
+connection (and the table) go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from app.db.models import User
+from app.protocol.messages import (
+    ActionMessage,
+    ErrorMessage,
+    PingMessage,
+    PongMessage,
+    ProtocolError,
+    ResyncMessage,
+    parse_client_message,
+)
+from app.server.accounts.privacy import PRIVATE_ROOM, may_watch_table
+from app.server.accounts.sessions import redeem_signed, too_many_connections, track, untrack
+from app.server.cluster.addresses import CLOSE_MOVED, hostname, moved_url
+from app.server.connections.connection import Connection, TokenBucket
+from app.server.context import ServerContext
+from app.server.errors import ApiError, TableElsewhere
+from app.server.http.deps import MAX_ID, claims_of, live_user
+from app.server.http.handlers import database_down, database_unavailable
+from app.server.tables.actor import TableActor
+from app.server.tables.commands import Act, Connect, Disconnect, Resync
+from app.server.tables.registry import get_actor
+
+router = APIRouter()
+
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_POLICY = 1008
+CLOSE_TRY_AGAIN = 1013
+
+
+async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User, float]:
+    """The user and when the socket's authority ends: a single-use ``?ticket=`` (from
+    ``POST /api/auth/ws-ticket``), or a bearer token in the ``Authorization`` header (never in the URL)."""
+    ticket_key = websocket.query_params.get("ticket")
+    async with ctx.sessions() as session:
+        if ticket_key:
+            if ctx.signed_tickets is not None:
+                ticket = await redeem_signed(ctx, ctx.signed_tickets, ticket_key)
+            else:
+                ticket = ctx.tickets.redeem(ticket_key, time.monotonic())
+            if ticket is None:
+                raise ApiError(401, "unauthorized", "unknown, used or expired ticket")
+            user = await live_user(session, ticket.user_id, ticket.generation)
+            return user, ticket.token_expires_at
+        scheme, _, value = websocket.headers.get("authorization", "").partition(" ")
+        claims = claims_of(ctx, value.strip() if scheme.lower() == "bearer" else None)
+        return await live_user(session, claims.user_id, claims.generation), claims.expires_at
+
+
+def _expire(conn: Connection) -> None:
+    conn.send(ErrorMessage(code="unauthorized", message="token expired"))
+    conn.close(CLOSE_UNAUTHORIZED)
+
+
+def origin_allowed(websocket: WebSocket, allowed: str, public_port: int | None = None) -> bool:
+    """A browser's page may open a socket only from the server's own origin or an allowed one (another
+    site's page must not play with its visitor's ticket); clients that send no Origin are not browsers.
+    With several workers, a page of the public port may open a socket on a worker's own port."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    if origin in {o.strip().rstrip("/").lower() for o in allowed.split(",") if o.strip()}:
+        return True
+    host = websocket.headers.get("host", "").lower()
+    hosts = {host}
+    if public_port is not None and host:
+        hosts.add(f"{hostname(host)}:{public_port}")
+    return bool(host) and any(origin in (f"http://{h}", f"https://{h}") for h in hosts)
+
+
+async def _refuse(
+    websocket: WebSocket, code: str, message: str, close_code: int, reason: str | None = None
+) -> None:
+    await websocket.accept()
+    await websocket.send_text(ErrorMessage(code=code, message=message).model_dump_json())
+    await websocket.close(code=close_code, reason=reason)
+
+
+async def _redirect(websocket: WebSocket, ctx: ServerContext, table_id: int) -> bool:
+    """Several workers: a socket for a table another worker runs is closed with `CLOSE_MOVED`, the reason
+    naming that worker's websocket URL (reconnect there with the same ticket, which is not used here)."""
+    if ctx.cluster is None or not 1 <= table_id <= MAX_ID:
+        return False
+    address = await ctx.cluster.locate(ctx, table_id)
+    if address is None:
+        return False
+    url = moved_url(websocket, address, table_id)
+    await _refuse(websocket, "moved", f"table {table_id} is served at {url}", CLOSE_MOVED, url)
+    return True
+
+
+async def _welcome(ctx: ServerContext, table_id: int, user: User) -> bool:
+    """Whether ``user`` may open this table's socket (a private room may be closed to spectators); the
+    table is not loaded for a user refused here."""
+    if not 1 <= table_id <= MAX_ID:
+        return True
+    async with ctx.sessions() as session:
+        return await may_watch_table(session, table_id, user)
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_socket(websocket: WebSocket, table_id: int) -> None:
+    ctx: ServerContext = websocket.app.state.ctx
+    settings = ctx.settings
+    if not origin_allowed(websocket, settings.allowed_origins, settings.public_port):
+        await _refuse(websocket, "forbidden", "this origin may not open table sockets", CLOSE_FORBIDDEN)
+        return
+    try:
+        if await _redirect(websocket, ctx, table_id):
+            return
+        user, authority_ends = await _authenticate(ctx, websocket)
+        welcome = await _welcome(ctx, table_id, user)
+        actor = await get_actor(ctx, table_id) if welcome and 1 <= table_id <= MAX_ID else None
+    except TableElsewhere as exc:  # several workers: another one took the table meanwhile; try again
+        await _refuse(websocket, exc.code, exc.message, CLOSE_TRY_AGAIN)
+        return
+    except ApiError as exc:
+        await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
+        return
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        # The handshake is answered (HTTP 503, Retry-After), never left to fail as a 500.
+        await websocket.send_denial_response(database_unavailable())
+        return
+    if not welcome:  # a private room closed to spectators (app.server.accounts.privacy)
+        await _refuse(websocket, "private_room", PRIVATE_ROOM, CLOSE_FORBIDDEN)
+        return
+    if actor is None:
+        await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
+        return
+    crowded = too_many_connections(ctx, user.id, table_id)
+    if crowded is not None:
+        await _refuse(websocket, "too_many_connections", crowded, CLOSE_POLICY)
+        return
+    conn = Connection(
+        websocket,
+        user.id,
+        user.name,
+        settings.send_queue_frames,
+        queue_bytes=settings.send_queue_bytes,
+        generation=user.token_generation,
+    )
+    track(ctx, conn, table_id)  # no await since the count above: the caps hold
+    try:
+        await websocket.accept()
+    except Exception:
+        untrack(ctx, conn, table_id)
+        raise
+    # Fetched again after the await: a finished table may have left memory meanwhile. No await between
+    # this and the submit below, so the actor that gets the connection is the live one.
+    try:
+        actor = await get_actor(ctx, table_id)
+    except TableElsewhere as exc:  # several workers: taken over by another one meanwhile
+        untrack(ctx, conn, table_id)
+        await websocket.send_text(ErrorMessage(code=exc.code, message=exc.message).model_dump_json())
+        await websocket.close(code=CLOSE_TRY_AGAIN)
+        return
+    assert actor is not None
+    conn.start()
+    loop = asyncio.get_running_loop()
+    expiry = loop.call_later(max(0.0, authority_ends - time.time()), _expire, conn)
+    actor.submit(Connect(conn))
+    bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
+    resyncs = TokenBucket(settings.resync_per_second, settings.resync_burst)
+    strikes = 0
+    try:
+        while not conn.closed.is_set():
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            text = frame.get("text")
+            if text is None:
+                conn.send(ErrorMessage(code="bad_json", message="binary frames are not accepted"))
+                continue
+            if not bucket.take():
+                strikes += 1
+                if strikes == 1:
+                    conn.send(ErrorMessage(code="rate_limited", message="too many messages; slow down"))
+                if strikes >= settings.rate_strikes_to_close:
+                    conn.close(CLOSE_POLICY)  # after the frames already sent, as every close
+                    break
+                continue
+            strikes = 0
+            if len(text) > settings.max_frame_bytes or len(text.encode()) > settings.max_frame_bytes:
+                limit = settings.max_frame_bytes
+                conn.send(
+                    ErrorMessage(code="frame_too_large", message=f"frames are limited to {limit} bytes")
+                )
+                continue
+            try:
+                message = parse_client_message(text)
+            except ProtocolError as exc:
+                conn.send(ErrorMessage(code=exc.code, message=exc.message))
+                continue
+            if isinstance(message, ActionMessage):
+                actor.submit(Act(conn, message.seq, message.action))
+            elif isinstance(message, ResyncMessage):
+                # A snapshot is the table's dearest frame: one at a time per connection (more asks are
+                # answered by the one on its way) and at most `resync_per_second` of them, later if over.
+                if conn.resync_pending:
+                    continue
+                conn.resync_pending = True
+                delay = resyncs.reserve()
+                if delay == 0:
+                    actor.submit(Resync(conn))
+                else:
+                    loop.call_later(delay, _resync_later, actor, conn)
+            elif isinstance(message, PingMessage):
+                conn.send(PongMessage(id=message.id))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        expiry.cancel()
+        untrack(ctx, conn, table_id)
+        conn.close()
+        actor.submit(Disconnect(conn))
+        await conn.wait_sent()
+
+
+def _resync_later(actor: TableActor, conn: Connection) -> None:
+    if not conn.closed.is_set():
+        actor.submit(Resync(conn))

@@ -1,1 +1,0 @@
-"""REST routes, one module per resource."""

@@ -1,0 +1,162 @@
+"""One group-commit batch as a handful of ``executemany`` statements, fenced by table ownership."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Executable,
+    Select,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    insert,
+    or_,
+    select,
+    update,
+)
+
+from app.server.storage.schema import ACTIONS, AUDIT, AWARDS, DEALS, INTERRUPTED, SEATS, TABLES
+from app.server.storage.step_write import StepWrite
+
+
+@dataclass(slots=True)
+class Pending:
+    """A table's write waiting for its batch; ``done`` is answered once the batch is committed (or not)."""
+
+    table_id: int
+    version: int | None  # None: the table's version is left as it is
+    write: StepWrite
+    done: asyncio.Future[None]
+
+
+Statement = tuple[Executable, list[dict[str, Any]] | None]
+
+
+# Built once: built for every batch it left its bound parameters in reference cycles, and the cycle
+# collector's passes over them held the loop 40-110 ms every ~15 s (README "Capacity").
+_NOT_OWNED = (
+    select(TABLES.c.id)
+    .where(
+        TABLES.c.id.in_(bindparam("ids", expanding=True)),
+        or_(TABLES.c.owner.is_(None), TABLES.c.owner != bindparam("owner")),
+    )
+    .with_for_update()
+)
+
+
+class Fence:
+    """A batch's statements, less those of tables this process no longer owns. The owners are read in the
+    batch's own transaction, locked on PostgreSQL (``FOR UPDATE``: a takeover waits for the commit, then
+    finds this process still the owner and takes the table with the batch in it); on SQLite a takeover
+    committed after the read makes the batch's first write fail, and the batch is tried again."""
+
+    def __init__(self, owner: str | None, batch: list[Pending], tail: list[Statement]) -> None:
+        self.batch = batch
+        self.tail = tail
+        self.moved: set[int] = set()
+        ids = sorted({p.table_id for p in batch})
+        self.query: Select[Any] | None = _NOT_OWNED if owner is not None and ids else None
+        self.params = {"ids": ids, "owner": owner}
+
+    def exclude(self, moved: Iterable[Any]) -> None:
+        self.moved = {int(table_id) for table_id in moved}
+
+    def statements(self) -> list[Statement]:
+        kept = [p for p in self.batch if p.table_id not in self.moved]
+        return _statements(kept) + self.tail
+
+
+def run_sync(engine: Engine, fence: Fence) -> None:
+    with engine.begin() as conn:
+        if fence.query is not None:
+            fence.exclude(conn.execute(fence.query, fence.params).scalars().all())
+        _execute_all(conn, fence.statements())
+
+
+def _execute_all(conn: Connection, statements: list[Statement]) -> None:
+    for statement, rows in statements:
+        conn.execute(statement, rows)
+
+
+def _statements(batch: Iterable[Pending]) -> list[Statement]:
+    """One batch as a handful of ``executemany`` statements, in an order the foreign keys accept."""
+    actions: list[dict[str, Any]] = []
+    deals: list[dict[str, Any]] = []
+    interrupted: list[dict[str, Any]] = []
+    seats: list[dict[str, Any]] = []
+    removed: list[dict[str, Any]] = []
+    seqs: list[dict[str, Any]] = []
+    awards: list[dict[str, Any]] = []
+    award_rows: list[dict[str, Any]] = []
+    audit_rows: list[dict[str, Any]] = []
+    tables: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    for pending in batch:
+        write, table_id = pending.write, pending.table_id
+        actions += write.actions
+        deals += write.deals
+        interrupted += write.interrupted
+        seats += write.seats
+        if write.seat_removed is not None:
+            removed.append({"t": table_id, "s": write.seat_removed})
+        if write.seat_seq is not None:
+            seqs.append({"t": table_id, "s": write.seat_seq[0], "q": write.seat_seq[1]})
+        awards += [{"i": row_id, "a": award} for row_id, award in write.adjudications.items()]
+        award_rows += write.award_rows
+        audit_rows += write.audit_rows
+        fields = dict(write.table)
+        if pending.version is not None:
+            fields["version"] = pending.version
+        if fields:
+            # Rows that set the same columns go in one statement.
+            tables[tuple(sorted(fields))].append({"t": table_id, **{f"v_{k}": v for k, v in fields.items()}})
+    out: list[Statement] = []
+    out += _inserts(SEATS, seats)
+    if removed:
+        seat_row = and_(SEATS.c.table_id == bindparam("t"), SEATS.c.seat == bindparam("s"))
+        out.append((delete(SEATS).where(seat_row), removed))
+    out += _inserts(ACTIONS, actions)
+    out += _inserts(DEALS, deals)
+    out += _inserts(INTERRUPTED, interrupted)
+    if seqs:
+        out.append(
+            (
+                update(SEATS)
+                .where(and_(SEATS.c.table_id == bindparam("t"), SEATS.c.seat == bindparam("s")))
+                .values(last_client_seq=bindparam("q")),
+                seqs,
+            )
+        )
+    if awards:
+        adjudicate = update(INTERRUPTED).where(INTERRUPTED.c.id == bindparam("i"))
+        out.append((adjudicate.values(adjudication=bindparam("a")), awards))
+    out += _inserts(AWARDS, award_rows)
+    out += _inserts(AUDIT, audit_rows)
+    for columns, rows in tables.items():
+        out.append(
+            (
+                update(TABLES)
+                .where(TABLES.c.id == bindparam("t"))
+                .values({column: bindparam(f"v_{column}") for column in columns}),
+                rows,
+            )
+        )
+    return out
+
+
+def _inserts(table: Table, rows: list[dict[str, Any]]) -> list[Statement]:
+    """Inserts of rows, leaving out None values: a JSON column given None would store JSON ``null``, not SQL
+    NULL (what the queries for "no sheet", "not adjudicated" look for); rows with the same columns go in
+    one ``executemany``."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        present = {k: v for k, v in row.items() if v is not None}
+        groups[tuple(present)].append(present)
+    return [(insert(table), group) for group in groups.values()]

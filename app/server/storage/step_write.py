@@ -1,0 +1,95 @@
+"""`StepWrite`: the rows and table fields of one table step, committed in one transaction."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.table import Game, Step
+
+
+@dataclass(slots=True)
+class StepWrite:
+    """What one step writes: rows to insert and table fields to set, committed in one transaction."""
+
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    deals: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: list[dict[str, Any]] = field(default_factory=list)
+    seats: list[dict[str, Any]] = field(default_factory=list)
+    table: dict[str, Any] = field(default_factory=dict)
+    seat_removed: int | None = None
+    seat_seq: tuple[int, int] | None = None  # (seat, client seq) applied by this step
+    adjudications: dict[int, dict[str, Any]] = field(default_factory=dict)  # archive row id -> award
+    # The award's entry in the deal's history of awards and its audit line: stored with the award itself.
+    award_rows: list[dict[str, Any]] = field(default_factory=list)
+    audit_rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_step(
+        self,
+        table_id: int,
+        before: Game | None,
+        result: Step,
+        *,
+        first_seq: int,
+        users: list[int | None],
+        clock: dict[str, Any],
+        client_seq: int | None = None,
+    ) -> int:
+        """Add a table step's rows (``before``: the game it started from, None for the game's start;
+        ``clock``: the game's clock as `clock_record` stores it); returns how many actions it stores (the
+        caller advances its action sequence by that after the commit)."""
+        game = result.game
+        now = time.time()
+        sheet_json = None if before is not None and game.sheet is before.sheet else game.sheet.to_json()
+        last = len(result.applied) - 1
+        for i, applied in enumerate(result.applied):
+            by_player = applied.seat is not None
+            self.actions.append(
+                {
+                    "table_id": table_id,
+                    "seq": first_seq + i,
+                    "action": applied.action.to_json(),
+                    "user_id": users[applied.seat] if applied.seat is not None else None,
+                    "client_seq": client_seq if by_player else None,
+                    "by_server": not by_player,
+                    "at": now,
+                    "clock": applied.clock.to_json(),
+                    # The sheet changes only when a deal ends: stored then, not with every card.
+                    "sheet": sheet_json if i == last else None,
+                }
+            )
+        for deal in result.deals:
+            self.deals.append(
+                {
+                    "table_id": table_id,
+                    "deal_number": deal.deal_number,
+                    "result": deal.result.to_json(),
+                    "record": deal.record,
+                    "at": now,
+                }
+            )
+        for record in result.archived:
+            self.interrupted.append(
+                {
+                    "table_id": table_id,
+                    "deal_number": record.deal_number,
+                    "reason": record.reason[:255],
+                    "record": record.to_json(),
+                    "clock": record.clocks,
+                    "at": now,
+                }
+            )
+        self.table["clock"] = clock
+        if before is None or game.status is not before.status:
+            self.table["status"] = game.status.value
+        if sheet_json is not None:
+            self.table["sheet"] = sheet_json
+        if result.started:
+            self.table["started_at"] = now
+        if game.outcome is not None and (before is None or game.outcome is not before.outcome):
+            self.table["finish_reason"] = game.outcome.termination.value
+            self.table["settlement"] = game.outcome.settlement
+            if before is None or before.outcome is None:
+                self.table["finished_at"] = now
+        return len(result.applied)

@@ -1,0 +1,748 @@
+"""The table actor: one asyncio task owns a table (STYLE: lichess ``RoundAsyncActor``).
+
+Every command (a player's action, a seat change, a clock expiry, an operator's stop, an administrator's
+award) goes through the actor's queue and is handled to the end before the next one, so a table has exactly
+one writer. The rules live in the pure `app.table.step`; the actor only does I/O around it: it runs the
+step (off the event loop when the solver robot must play), hands what the step says to the group-commit
+writer (`app.server.storage`) and waits for its batch to commit, and only then adopts the new game,
+acknowledges and publishes (`connections.publishing`). A failed commit changes nothing of the game in
+memory and every waiting caller gets a reply; the table's clocks freeze on the first failed commit (no
+clock runs while the table cannot store) and thaw with the next successful one, retried on a timer when
+no player acts (a server move that failed — a shuffle, a timeout — is made again). No per-table clock
+checkpoints: each step stores its turn's start on the wall clock, and the process's heartbeat bounds
+what a crash charges.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
+from app.engine.conventions import Conventions
+from app.engine.events import Event
+from app.engine.scoring import ScoringError
+from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
+from app.server import metrics
+from app.server.connections.connection import Connection
+from app.server.connections.publishing import ViewCache, publish_presence, publish_update, send_snapshot
+from app.server.context import ServerContext
+from app.server.storage import StepWrite, WriteRefused, clock_record
+from app.server.storage.reading import StoredTable, next_award_revision, read_table
+from app.server.tables.commands import (
+    Act,
+    Award,
+    Command,
+    Connect,
+    Disconnect,
+    Expire,
+    Judge,
+    Leave,
+    Resync,
+    Retry,
+    SeatError,
+    Sit,
+    Stop,
+    fail,
+    mono_ms,
+)
+from app.server.tables.robot import run_off_loop, solver_robot
+from app.server.tables.robot_levels import robot_level
+from app.table import (
+    AwardDeal,
+    ClockExpiry,
+    Game,
+    JudgeSheet,
+    Resume,
+    RobotRequired,
+    SeatAction,
+    ServerMoves,
+    Step,
+    StopGame,
+    TableCommand,
+    TableRefused,
+    TableStatus,
+    abort,
+    start_game,
+    step,
+)
+
+__all__ = [
+    "Act", "Award", "Connect", "Disconnect", "Game", "Leave", "Resync", "SeatError", "Sit", "Stop",
+    "TableActor", "mono_ms",
+]  # fmt: skip
+
+log = logging.getLogger(__name__)
+
+_SYSTEM_RANDOM = secrets.SystemRandom()  # RULES §1.3: shuffling uses a cryptographic RNG
+
+
+def _shuffle() -> Shuffle:
+    return shuffle_action(_SYSTEM_RANDOM)
+
+
+# The commands that move the game on: a fault in their step would recur on every later move.
+_DRIVING = (SeatAction, ClockExpiry, Resume)
+# Commands that change nothing stored: they need no reread of an unsure table first.
+_READ_ONLY = (Connect, Disconnect, Resync)
+# Commands refused with `table_busy` when too many wait: clients' and REST callers', never the table's own.
+_SHEDDABLE = (Act, Resync, Sit, Leave, Stop, Award, Judge)
+_BUSY = "the table is busy; try again in a moment"
+
+
+def _shed(command: Command) -> None:
+    match command:
+        case Act(conn, seq):
+            conn.send(ErrorMessage(code="table_busy", message=_BUSY, seq=seq))
+        case Resync(conn):
+            conn.resync_pending = False  # the client may ask again
+            conn.send(ErrorMessage(code="table_busy", message=_BUSY))
+        case _:
+            fail(command, SeatError("table_busy", _BUSY))
+
+
+def _normalised(data: dict[str, Any], seat: int) -> dict[str, Any] | None:
+    """A client's action as the server stores it (None: not an action at all)."""
+    try:
+        return action_from_json({"seat": seat, **data}).to_json()
+    except (EngineError, ValueError, KeyError, TypeError):
+        return None
+
+
+class TableActor:
+    def __init__(
+        self,
+        ctx: ServerContext,
+        table_id: int,
+        seats: int,
+        conventions: Conventions,
+        *,
+        first_dealer: int,
+        status: str = "waiting",
+        version: int = 0,
+    ) -> None:
+        self.ctx = ctx
+        self.table_id = table_id
+        self.seats = seats
+        self.conventions = conventions
+        self.first_dealer = first_dealer
+        self._status = TableStatus(status)
+        self.version = version
+        self.seat_users: list[int | None] = [None] * seats
+        self.seat_names: list[str | None] = [None] * seats
+        self.last_seq: list[int] = [0] * seats
+        # The action applied under each seat's last seq (None: not known, e.g. refused as too late), so a
+        # second socket of the seat reusing that seq for another action is refused, not acknowledged.
+        self.last_action: list[dict[str, Any] | None] = [None] * seats
+        self.game: Game | None = None
+        self.next_action_seq = 1
+        self.connections: set[Connection] = set()
+        self.queue: asyncio.Queue[Command] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0  # the deadline (monotonic ms) `_timer` was armed for
+        # The version an Expire waits in the queue for: commands ahead of it re-arm the timer, which
+        # would queue another for the same version after each of them.
+        self._expire_queued: int | None = None
+        self._failures = 0  # failed commits in a row; > 0: the clocks are frozen
+        # A commit failed without a definite "not stored": the database may hold it (the reply was lost).
+        # The table rereads itself from the log before its next change.
+        self._unsure = False
+        self._retry: asyncio.TimerHandle | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self._views = ViewCache()
+
+    @property
+    def status(self) -> str:
+        return self._status.value if self.game is None else self.game.status.value
+
+    # ---- lifecycle -------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
+
+    async def stop(self) -> None:
+        for handle in (self._timer, self._retry):
+            if handle is not None:
+                handle.cancel()
+        task = self._task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+            # `wait` lets our own cancellation through, unlike awaiting the task under a blanket suppress.
+            await asyncio.wait({task})
+        for conn in list(self.connections):
+            conn.close()
+        while not self.queue.empty():
+            fail(self.queue.get_nowait(), SeatError("table_closed", "the table was unloaded; try again"))
+
+    def submit(self, command: Command) -> None:
+        """Queue a command. Players', spectators' and REST callers' commands are refused with
+        ``table_busy`` beyond ``table_queue_limit`` waiting (the table's timers, connections and
+        disconnections always get in: there are at most a few of them per connection)."""
+        if isinstance(command, _SHEDDABLE) and self.queue.qsize() >= self.ctx.settings.table_queue_limit:
+            _shed(command)
+            return
+        self.queue.put_nowait(command)
+
+    async def _run(self) -> None:
+        # A recovered table may owe server moves (the next shuffle, a robot's turn) from before the crash.
+        await self._guarded(None)
+        self._arm_timer()
+        while True:
+            command = await self.queue.get()
+            if isinstance(command, Expire):  # out of the queue, whether or not its step runs or succeeds
+                self._expire_queued = None
+            await self._guarded(command)
+            self._arm_timer()
+
+    async def _guarded(self, command: Command | None) -> None:
+        if isinstance(command, Retry):
+            self._retry = None
+        try:
+            if self._unsure and not isinstance(command, _READ_ONLY):
+                try:
+                    await self._reconcile()
+                except Exception:
+                    if isinstance(command, Act):  # every action gets a reply: this one is not applied
+                        away = "the table cannot reach its database; send it again"
+                        command.conn.send(ErrorMessage(code="server_error", message=away, seq=command.seq))
+                    raise
+            if command is None:
+                await self._recover_moves()
+            else:
+                await self._handle(command)
+        except asyncio.CancelledError:
+            if command is not None:
+                fail(command, SeatError("table_closed", "the table was unloaded; try again"))
+            raise
+        except (SeatError, TableRefused) as exc:
+            if command is not None:  # refused: nothing changed; the caller gets the typed reason
+                fail(command, SeatError(exc.code, exc.message))
+        except Exception as exc:
+            # A failure (the database unreachable, a bug) leaves the in-memory table as it was before the
+            # step: nothing was published that was not committed, and the caller is told.
+            if self._failures:  # the database is away: one line per command, the writer logged the cause
+                log.warning("table %s: command failed, database unreachable: %s", self.table_id, exc)
+            else:
+                log.exception("table %s: command failed", self.table_id)
+            if command is not None:
+                fail(command, SeatError("server_error", f"the table could not store the change: {exc}"))
+
+    # ---- dispatch --------------------------------------------------------------------------------------
+
+    async def _handle(self, command: Command) -> None:
+        match command:
+            case Connect(conn):
+                self.connections.add(conn)
+                conn.seat = self._seat_of(conn.user_id)
+                self._send_snapshot(conn)
+                self._publish_presence()
+            case Disconnect(conn):
+                self.connections.discard(conn)
+                self._publish_presence()
+                self._unload_if_idle()
+            case Resync(conn):
+                self._send_snapshot(conn)
+            case Act(conn, seq, action, received_ms):
+                await self._on_act(conn, seq, action, lag_ms=max(0, mono_ms() - received_ms))
+            case Sit() as sit:
+                await self._on_sit(sit)
+            case Leave() as leave:
+                await self._on_leave(leave)
+            case Expire(version):
+                if version == self.version:  # else stale: the table moved on since the timer was armed
+                    metrics.timeout_fired(self._deadline(), mono_ms())  # admin: metrics hook
+                    await self._run_step(ClockExpiry())
+            case Retry():
+                if self._failures:
+                    await self._retry_store()
+            case Stop(reason, reply):
+                await self._run_step(StopGame(reason))
+                if not reply.done():
+                    reply.set_result(None)
+            case Award() as award:
+                await self._on_award(award)
+            case Judge() as judge:  # admin: a judge's sanction or revocation (RULES §11)
+                await self._run_step(judge.command)
+                if not judge.reply.done():
+                    judge.reply.set_result(self._sheet_now())
+
+    def _unload_if_idle(self) -> None:
+        idle = not self.connections and self.queue.empty()
+        if (
+            idle
+            and self.game is not None
+            and self.game.is_over
+            and self.ctx.tables.get(self.table_id) is self
+        ):
+            # A finished table nobody watches leaves memory; it reloads on the next connection.
+            del self.ctx.tables[self.table_id]
+            task = asyncio.get_running_loop().create_task(self.stop(), name=f"table-{self.table_id}-unload")
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    # ---- seats -----------------------------------------------------------------------------------------
+
+    def _seat_of(self, user_id: int) -> int | None:
+        for seat, user in enumerate(self.seat_users):
+            if user == user_id:
+                return seat
+        return None
+
+    def seat_infos(self) -> list[SeatInfo]:
+        connected = {c.seat for c in self.connections if c.seat is not None and not c.closed.is_set()}
+        return [
+            SeatInfo(seat=s, user=name, connected=s in connected, robot=robot_level(name))
+            for s, name in enumerate(self.seat_names)
+        ]
+
+    async def _on_sit(self, sit: Sit) -> None:
+        if self.game is not None or self._status is not TableStatus.WAITING:
+            raise SeatError("game_started", "the game at this table has started; seats are fixed")
+        if self._seat_of(sit.user_id) is not None:
+            raise SeatError("already_seated", "you already sit at this table")
+        free = [s for s in range(self.seats) if self.seat_users[s] is None]
+        if sit.seat is None:
+            if not free:
+                raise SeatError("table_full", "no free seat")
+            seat = free[0]
+        elif not 0 <= sit.seat < self.seats:
+            raise SeatError("bad_seat", f"seat must be 0..{self.seats - 1}")
+        elif sit.seat not in free:
+            raise SeatError("seat_taken", f"seat {sit.seat} is taken")
+        else:
+            seat = sit.seat
+        write = StepWrite(
+            seats=[{"table_id": self.table_id, "seat": seat, "user_id": sit.user_id, "last_client_seq": 0}]
+        )
+        users = list(self.seat_users)
+        users[seat] = sit.user_id
+        now = mono_ms()
+        # The last seat and the start of the game are stored together: no table is left full and waiting
+        # by a crash between the two.
+        started = await self._start_if_full(users, now)
+        stored = 0 if started is None else self._add_start(write, started, users)
+        await self._commit(write)
+        self.next_action_seq += stored
+        self.seat_users[seat] = sit.user_id
+        self.seat_names[seat] = sit.name
+        self.last_seq[seat] = 0
+        self.last_action[seat] = None
+        for conn in self.connections:
+            if conn.user_id == sit.user_id:
+                conn.seat = seat
+        if not sit.reply.done():
+            sit.reply.set_result(seat)
+        events = [Event("seated", {"seat": seat, "user": sit.name}, None)]
+        if started is not None:
+            self.game = started.game.with_server_time(now, mono_ms())
+            events += started.events
+        self._publish(events, sheet_changed=started is not None)
+        self._publish_presence()
+
+    async def _on_leave(self, leave: Leave) -> None:
+        seat = self._seat_of(leave.user_id)
+        if seat is None:
+            raise SeatError("not_seated", "you do not sit at this table")
+        if self.game is not None:
+            raise SeatError(
+                "game_started",
+                "the game has started: a seat is left only by the end of the pulya (RULES §7.7)",
+            )
+        await self._commit(StepWrite(seat_removed=seat))
+        self.seat_users[seat] = None
+        self.seat_names[seat] = None
+        for conn in self.connections:
+            if conn.user_id == leave.user_id:
+                conn.seat = None
+        if not leave.reply.done():
+            leave.reply.set_result(None)
+        self._publish([Event("left", {"seat": seat}, None)], sheet_changed=False)
+        self._publish_presence()
+
+    # ---- the game ----------------------------------------------------------------------------------
+
+    async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, lag_ms: int = 0) -> None:
+        seat = conn.seat
+
+        def reject(code: str, message: str) -> None:
+            conn.send(ErrorMessage(code=code, message=message, seq=seq))
+
+        if seat is None:
+            return reject("not_seated", "spectators cannot act")
+        if seq == self.last_seq[seat]:
+            applied = self.last_action[seat]
+            if applied is not None and _normalised(data, seat) != applied:
+                return reject("seq_reused", f"seq {seq} was applied to another action; use a new seq")
+            # A retry of the command already applied: acknowledged again, applied once.
+            return conn.send(AckMessage(seq=seq, v=self.version, duplicate=True))
+        if seq < self.last_seq[seat]:
+            return reject("stale_seq", f"seq {seq} is not above the last applied {self.last_seq[seat]}")
+        if self.game is None:
+            return reject("not_started", "the game has not started")
+        data = dict(data)
+        named = data.setdefault("seat", seat)
+        if named != seat:
+            return reject("not_your_seat", f"you sit in seat {seat}, not {named!r}")
+        if data.get("type") in ("shuffle", "timeout", "interrupt"):
+            return reject("malformed_action", f"{data.get('type')} is the server's action")
+        try:
+            action = action_from_json(data)
+            result = await self._run_step(SeatAction(seat, action, lag_ms), client=(seat, seq))
+        except (EngineError, TableRefused) as exc:
+            return reject(exc.code, str(exc))
+        except SeatError as exc:  # the step failed and the game was ended (or could not be)
+            return reject(exc.code, exc.message)
+        except Exception:
+            # Not committed, so not applied: the client may send the same command again.
+            reject("server_error", "the action could not be stored; nothing changed")
+            raise
+        if result.too_late:
+            self.last_action[seat] = None
+            reject("not_your_turn", "too late: your time ran out before the action arrived")
+        else:
+            self.last_action[seat] = action.to_json()
+            conn.send(AckMessage(seq=seq, v=self.version))
+
+    async def _on_award(self, award: Award) -> None:
+        if self.game is None:
+            raise SeatError("not_playing", "no game was played at this table")
+        # Awards of one deal go through its table only, one at a time: the next revision number is free.
+        revision = await next_award_revision(self.ctx.sessions, award.deal_id)
+        if award.entry:
+            award.entry["revision"] = revision
+        if award.audit:
+            award.audit["detail"] = {**award.audit.get("detail", {}), "revision": revision}
+        await self._run_step(
+            AwardDeal(award.record, award.result, award.revise),  # admin: revisions
+            adjudication=(award.deal_id, award),
+        )
+        game = self.game
+        assert game is not None
+        if not award.reply.done():
+            award.reply.set_result(
+                {
+                    "table": self.table_id,
+                    "status": game.status.value,
+                    "settlement": None if game.outcome is None else game.outcome.settlement,
+                    "revision": revision,
+                }
+            )
+        self._unload_if_idle()
+
+    def _sheet_now(self) -> dict[str, Any]:  # admin: the reply to a judge's entry
+        game = self.game
+        assert game is not None
+        outcome = game.outcome
+        return {"table": self.table_id, "status": game.status.value, "sheet": game.sheet.to_json(),
+                "settlement": None if outcome is None else outcome.settlement}  # fmt: skip
+
+    async def _recover_moves(self) -> None:
+        if self.game is None:
+            # Every seat taken but no game (stored before seat and start were one transaction): start it.
+            now = mono_ms()
+            write = StepWrite()
+            started = await self._start_if_full(self.seat_users, now)
+            if started is not None:
+                stored = self._add_start(write, started, self.seat_users)
+                await self._commit(write)
+                self.next_action_seq += stored
+                self.game = started.game.with_server_time(now, mono_ms())
+                self._publish(list(started.events), sheet_changed=True)
+        elif not self.game.is_over:
+            await self._run_step(Resume())
+
+    def restore(self, stored: StoredTable) -> None:
+        """Take the table as stored (on load, and after a commit whose outcome was unknown)."""
+        self._status = TableStatus(stored.status)
+        self.version = stored.version
+        self.seat_users = list(stored.seat_users)
+        self.seat_names = list(stored.seat_names)
+        self.last_seq = list(stored.last_seq)
+        self.last_action = list(stored.last_action)
+        self.next_action_seq = stored.next_action_seq
+        self.game = stored.game
+
+    async def _reconcile(self) -> None:
+        """After a commit whose outcome is unknown, learn it from the database before the next change: if
+        it was stored after all (the reply was lost), take the table as stored and send every connection a
+        snapshot; the seat on move is charged nothing for the time the table could not store (§8.1)."""
+        try:
+            version = await self.ctx.writer.stored_version(self.table_id)
+            moved = version is not None and version != self.version
+            stored = await read_table(self.ctx.sessions, self.table_id) if moved else None
+        except Exception:
+            self._store_failed()  # still unreachable: clocks stay frozen, tried again on the timer
+            raise
+        if version is None or version == self.version:
+            self._unsure = False
+            return
+        if stored is None:
+            self._unsure = False
+            raise SeatError("table_closed", "the table is gone")
+        log.warning("table %s: a commit reported failed was stored (v%s, not v%s); reloaded from the log",
+                    self.table_id, stored.version, self.version)  # fmt: skip
+        self.restore(stored)
+        game = self.game
+        if game is not None:
+            # The database just answered: the seat on move counts from now, not from the lost commit.
+            self.game = replace(game, clock=game.clock.resume_after_crash(mono_ms(), 0))
+        self._unsure = False
+        for conn in list(self.connections):
+            conn.seat = self._seat_of(conn.user_id)
+            self._send_snapshot(conn)
+
+    async def _start_if_full(self, users: list[int | None], now: int) -> Step | None:
+        """The step that starts the game, when every seat of ``users`` is taken."""
+        if any(u is None for u in users):
+            return None
+        return await self._compute(
+            lambda moves: start_game(self.seats, self.conventions, self.first_dealer, now_ms=now, moves=moves)
+        )
+
+    def _add_start(self, write: StepWrite, started: Step, users: list[int | None]) -> int:
+        return write.add_step(
+            self.table_id,
+            None,
+            started,
+            first_seq=self.next_action_seq,
+            users=users,
+            clock=self._clock_record(started.game),
+        )
+
+    def _clock_record(self, game: Game) -> dict[str, Any]:
+        return clock_record(game.clock, self.ctx.writer.boot, mono_ms())
+
+    async def _run_step(
+        self,
+        command: TableCommand,
+        *,
+        client: tuple[int, int] | None = None,
+        adjudication: tuple[int, Award] | None = None,
+    ) -> Step:
+        """Compute the step, store it, then adopt and publish it (TableRefused: nothing happened)."""
+        stored_game = self.game
+        if stored_game is None:
+            raise TableRefused("not_started", "the game has not started")
+        now = mono_ms()
+        game = self._thawed(stored_game, now)
+        try:
+            result = await self._compute(lambda moves: step(game, command, now_ms=now, moves=moves))
+        except (EngineError, TableRefused):
+            raise
+        except Exception as exc:
+            if isinstance(exc, ScoringError) and isinstance(command, AwardDeal | JudgeSheet):
+                # An award or a sanction the table's sheet cannot write (its conventions refuse it): nothing
+                # changed, and the administrator is told why.
+                code = "invalid_sanction" if isinstance(command, JudgeSheet) else "invalid_award"
+                raise SeatError(code, str(exc)) from exc
+            if not isinstance(command, _DRIVING):
+                # An administrator's or operator's command failed: nothing changed, the game goes on.
+                log.exception("table %s: %s failed", self.table_id, type(command).__name__)
+                raise SeatError("server_fault", f"the table could not apply it: {exc}") from exc
+            # A fault in the table's own step (a bug, not the database): the same step would fail again on
+            # every later move, so the game ends here, typed, with the fault recorded (issue 13 §7).
+            log.exception("table %s: the step failed; the game is ended", self.table_id)
+            await self._run_abort(game, now, exc)
+            raise SeatError("server_error", "the table failed and its game was ended") from exc
+        if not result.changed:
+            return result
+        await self._store(game, result, now, client=client, adjudication=adjudication)
+        return result
+
+    async def _run_abort(self, game: Game, now: int, exc: Exception) -> None:
+        """End the game after a fault in its step (`app.table.abort`), stored and published like a step."""
+        if game.is_over:
+            return
+        result = abort(game, f"{type(exc).__name__}: {exc}", now_ms=now)
+        await self._store(game, result, now)
+
+    async def _store(
+        self,
+        game: Game,
+        result: Step,
+        now: int,
+        *,
+        client: tuple[int, int] | None = None,
+        adjudication: tuple[int, Award] | None = None,
+    ) -> None:
+        """Store the step computed from ``game`` at ``now``, then adopt and publish it."""
+        write = StepWrite()
+        stored = write.add_step(
+            self.table_id,
+            game,
+            result,
+            first_seq=self.next_action_seq,
+            users=self.seat_users,
+            clock=self._clock_record(result.game),
+            client_seq=None if client is None else client[1],
+        )
+        if client is not None:
+            write.seat_seq = client
+        if adjudication is not None:
+            row_id, award = adjudication
+            write.adjudications[row_id] = {
+                "result": award.result.to_json(),
+                "by": award.admin,
+                "at": time.time(),
+            }
+            if award.entry:
+                outcome = result.game.outcome
+                settlement = None if outcome is None else outcome.settlement
+                write.award_rows.append({**award.entry, "settlement": settlement})
+            if award.audit:
+                write.audit_rows.append(award.audit)
+        await self._commit(write)
+        self.next_action_seq += stored
+        if client is not None:
+            self.last_seq[client[0]] = client[1]
+        self.game = result.game.with_server_time(now, mono_ms())
+        self._publish(list(result.events), sheet_changed=result.game.sheet is not game.sheet)
+
+    async def _compute(self, work: Callable[[ServerMoves], Step]) -> Step:
+        """Run a step on the loop; if it needs the solver robot, run it again off the loop with the robot."""
+        try:
+            return work(ServerMoves(_shuffle))
+        except RobotRequired:
+            robot = solver_robot(self.ctx.settings)
+            moves = ServerMoves(_shuffle, robot)
+            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves), robot)
+
+    # ---- persistence -----------------------------------------------------------------------------------
+
+    async def _commit(self, write: StepWrite, *, bump: bool = True) -> None:
+        """Store one step with the table's next version (its batch committed); nothing is published before
+        this returns."""
+        version = self.version + 1 if bump else None
+        try:
+            with metrics.commit_timer():  # admin: metrics hook
+                await self.ctx.writer.commit(self.table_id, version, write)
+        except IntegrityError as exc:
+            # The database refused the rows (a key taken meanwhile): definitely not stored, and the database
+            # is up, so the clocks run on.
+            raise SeatError("conflict", "the change conflicts with one stored meanwhile; try again") from exc
+        except Exception as exc:
+            self._unsure = self._unsure or not isinstance(exc, WriteRefused)
+            self._store_failed()
+            raise
+        if version is not None:
+            self.version = version
+        self._failures = 0
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+
+    def _thawed(self, game: Game, now: int) -> Game:
+        """The game to step from: after a failed commit its clocks were frozen; they run again from now."""
+        if self._failures and game.clock.frozen:
+            return replace(game, clock=game.clock.thaw(now))
+        return game
+
+    def _store_failed(self) -> None:
+        """No clock runs while the table cannot store (its seats are not charged for the outage), and the
+        change is tried again on a timer, backing off, in case no player acts meanwhile."""
+        self._failures += 1
+        game = self.game
+        if game is not None and not game.is_over and not game.clock.frozen:
+            # From when the database was first seen away (a failed heartbeat, another table's batch), so an
+            # idle seat is not charged the outage before its own table first tried to store.
+            at = mono_ms()
+            failing_since = self.ctx.writer.failing_since
+            if failing_since is not None:
+                at = min(at, failing_since)
+            self.game = replace(game, clock=game.clock.freeze(at))
+        if self._retry is None:
+            delay = min(5.0, 0.25 * 2 ** min(self._failures, 5))
+            self._retry = asyncio.get_running_loop().call_later(delay, self.submit, Retry())
+
+    async def _retry_store(self) -> None:
+        """Make the server's moves the table owes, or, owing none, store its thawed clocks."""
+        game = self.game
+        if game is None or game.is_over:
+            self._failures = 0
+            return
+        result = await self._run_step(Resume())
+        if not result.changed:
+            now = mono_ms()
+            thawed = self._thawed(game, now)
+            await self._commit(StepWrite(table={"clock": self._clock_record(thawed)}), bump=False)
+            # §8.1: the seat's time runs from when the table could store again, not from the attempt.
+            self.game = thawed.with_server_time(now, mono_ms())
+
+    # ---- publishing ------------------------------------------------------------------------------------
+
+    def _publish(self, events: list[Event], *, sheet_changed: bool) -> None:
+        publish_update(
+            self.connections,
+            table_id=self.table_id,
+            version=self.version,
+            status=self.status,
+            game=self.game,
+            events=events,
+            sheet_changed=sheet_changed,
+            now_ms=mono_ms(),
+            actions=self.next_action_seq - 1,
+            cache=self._views,
+        )
+
+    def _publish_presence(self) -> None:
+        publish_presence(self.connections, self.table_id, self.seat_infos())
+
+    def _send_snapshot(self, conn: Connection) -> None:
+        seat = conn.seat
+        send_snapshot(
+            conn,
+            table_id=self.table_id,
+            version=self.version,
+            status=self.status,
+            seats=self.seat_infos(),
+            game=self.game,
+            last_seq=0 if seat is None else self.last_seq[seat],
+            now_ms=mono_ms(),
+            actions=self.next_action_seq - 1,
+            cache=self._views,
+        )
+
+    # ---- the clock timer -------------------------------------------------------------------------------
+
+    def _deadline(self) -> int | None:
+        """When the seat on move runs out of time (monotonic ms); None with no clock running."""
+        game = self.game
+        return None if game is None or game.is_over else game.clock.expires_at()
+
+    def _arm_timer(self) -> None:
+        """The table's one clock timer, after every command. Most steps move the deadline later: a timer
+        that fires no later than the new deadline is kept, and when it fires early it is armed again for
+        the deadline then current. (A new handle per step left thousands of cancelled handles in the
+        loop's heap until their old deadlines, and the cycle collector scanned them all, loop stopped.)"""
+        due = self._deadline()
+        if self._timer is not None and (due is None or self._timer_at > due):
+            self._timer.cancel()
+            self._timer = None
+        if due is None or self._timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, (due - mono_ms()) / 1000.0)
+        self._timer_at = due
+        # 1 ms on top: the loop may run a handle a clock tick early, and the deadline is in whole ms.
+        self._timer = loop.call_at(loop.time() + delay + 0.001, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        due = self._deadline()
+        if due is None:
+            return
+        if mono_ms() < due:  # the deadline moved later since this timer was armed
+            self._arm_timer()
+            return
+        if self._expire_queued == self.version:
+            return
+        self._expire_queued = self.version
+        self.submit(Expire(self.version))

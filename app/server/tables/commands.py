@@ -1,0 +1,120 @@
+"""What a table actor's queue carries: connections, seats, actions, timers, operators' and admins' acts.
+
+Every command that a caller waits for carries a ``reply`` future, and every such command gets a reply:
+its result, or a `SeatError` whose ``code`` maps to an HTTP status in one place (`app.server.http.handlers`),
+``server_error`` included when the table could not store the change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.autoplay.record import InterruptedDeal
+from app.engine.result import DealResult
+from app.server.connections.connection import Connection
+from app.table.commands import JudgeSheet
+
+
+def mono_ms() -> int:
+    return time.monotonic_ns() // 1_000_000
+
+
+class SeatError(Exception):
+    """A request the table refuses, or could not carry out; ``code`` maps to an HTTP status."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(slots=True)
+class Connect:
+    conn: Connection
+
+
+@dataclass(slots=True)
+class Disconnect:
+    conn: Connection
+
+
+@dataclass(slots=True)
+class Sit:
+    user_id: int
+    name: str
+    seat: int | None
+    reply: asyncio.Future[int]
+
+
+@dataclass(slots=True)
+class Leave:
+    user_id: int
+    reply: asyncio.Future[None]
+
+
+@dataclass(slots=True)
+class Act:
+    conn: Connection
+    seq: int
+    action: dict[str, Any]
+    # When the server took the frame off the socket: the wait in the table's queue is lag the server
+    # measured itself, credited by the clock's lag allowance (client-reported time is never used).
+    received_ms: int = field(default_factory=mono_ms)
+
+
+@dataclass(slots=True)
+class Resync:
+    conn: Connection
+
+
+@dataclass(slots=True)
+class Expire:
+    version: int
+
+
+@dataclass(slots=True)
+class Retry:
+    """The table could not store its last change: try again (its clocks are frozen until it can)."""
+
+
+@dataclass(slots=True)
+class Stop:
+    reason: str
+    reply: asyncio.Future[None]
+
+
+@dataclass(slots=True)
+class Award:
+    """An administrator's award for interrupted deal ``deal_id`` (a row of the archive)."""
+
+    deal_id: int
+    record: InterruptedDeal
+    result: DealResult
+    admin: str
+    reply: asyncio.Future[dict[str, Any]]
+    revise: bool = False  # admin: a later award of a deal already awarded (a new recorded entry)
+    # Its entry in the deal's history of awards (the settlement is added by the table) and its audit line,
+    # both stored in the same commit as the award.
+    entry: dict[str, Any] = field(default_factory=dict)
+    audit: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Judge:
+    """A judge's sanction or its revocation written into the table's sheet (admin: RULES §11)."""
+
+    command: JudgeSheet
+    reply: asyncio.Future[dict[str, Any]]
+
+
+Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge
+Replying = Sit | Leave | Stop | Award | Judge
+
+
+def fail(command: Command, exc: BaseException) -> None:
+    """Give a waiting caller its reply when the command failed (the route answers instead of hanging)."""
+    if isinstance(command, Replying) and not command.reply.done():
+        command.reply.set_exception(exc)
