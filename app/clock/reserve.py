@@ -13,15 +13,13 @@ uses ``time.monotonic_ns() // 1_000_000``). All durations are integer millisecon
 and JSON round-trips losslessly; conventions in seconds are converted once by `ClockSettings`.
 
 Restarts. The instants stored in a clock (``since``) belong to the time base of the process that wrote
-them, so a clock read back after a restart must be resumed with `resume_after_restart`:
+them, so a clock read back after a restart is resumed with `resume_after_crash` at the restart instant:
 
 - after a graceful shutdown the server froze every clock (`freeze`): the running seat was charged up to
-  the freeze, and resumes at the restart instant — the downtime is not charged to anybody;
-- after a crash the clock was not frozen: the running seat is charged up to the last instant the server
-  persisted (its last action, or its last `checkpoint`), and resumes at the restart instant — the time
-  between that checkpoint and the crash is lost to the clock, in the player's favour;
-  `resume_after_crash` charges instead the thinking time the server can prove (the server stores the
-  turn's start on the wall clock and beats a heartbeat: the time from the one to the other).
+  the freeze and thaws at the restart instant — the downtime is not charged to anybody;
+- after a crash the clock was not frozen: the running seat is charged the thinking the server can prove
+  (`thought_before_crash`: from the turn's start, stored on the wall clock with each step, to the dead
+  process's last heartbeat) and runs on from the restart instant; the rest is charged to nobody.
 
 The same `freeze`/`thaw` pair serves an adjourned pulya (§7.7: "clocks frozen").
 """
@@ -267,18 +265,6 @@ class ReserveClock:
         thawed = replace(self, frozen=False, resume=None)
         return thawed if self.resume is None else thawed.start(self.resume, now)
 
-    def resume_after_restart(self, now: int) -> ReserveClock:
-        """A clock read back by a restarted server, whose time base may differ from the stored one.
-
-        Frozen: thaw at ``now``. Not frozen (a crash): the running seat resumes from ``now``; the time between
-        its last persisted charge and the crash is not charged (see the module docstring).
-        """
-        if self.frozen:
-            return self.thaw(now)
-        if self.running is None:
-            return self
-        return replace(self, since=now)
-
     def resume_after_crash(self, now: int, thought_ms: int) -> ReserveClock:
         """A clock read back after a crash: the running seat is charged ``thought_ms`` more (its thinking
         before the crash, as far as the server can prove it) and runs on from ``now``; the downtime is
@@ -356,3 +342,12 @@ class ReserveClock:
 
 def _opt_int(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+def thought_before_crash(turn_start_wall: int, last_beat_wall: int | None) -> int:
+    """§8.1 after a crash: how long the running seat thought, as far as the server can prove it — from its
+    turn's start to the dead process's last heartbeat (both wall-clock ms); 0 when the process never beat
+    after the turn started. The downtime after the last beat is charged to nobody."""
+    if last_beat_wall is None:
+        return 0
+    return max(0, last_beat_wall - turn_start_wall)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from app.server.settings import Settings
     from app.server.storage import GroupWriter
     from app.server.tables.actor import TableActor
+    from app.server.timebase import WallMs
 
 
 @dataclass(slots=True)
@@ -35,7 +36,7 @@ class ServerContext:
     writer: GroupWriter
     # The last heartbeat (wall ms) of every earlier process, read at start: the bound of what a crash
     # charges to the seat on move (`app.server.storage.charge_after_crash`).
-    heartbeats: dict[str, int] = field(default_factory=dict)
+    heartbeats: dict[str, WallMs] = field(default_factory=dict)
     tables: dict[int, TableActor] = field(default_factory=dict)
     # Every live websocket by user id: a revoked or disabled user's sockets are closed through it.
     user_connections: dict[int, set[Connection]] = field(default_factory=dict)

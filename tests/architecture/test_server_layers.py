@@ -16,6 +16,7 @@ SERVER = Path(__file__).resolve().parents[2] / "app" / "server"
 
 # Lowest first. Modules at the top of `app/server` are layers of their own.
 LAYERS = [
+    "timebase",
     "settings",
     "logs",
     "errors",

@@ -61,8 +61,8 @@ def step(run: Run, op: tuple[object, ...]) -> None:
             run.clock = c.checkpoint(now)
         elif kind == "restart":
             run.now = int(op[1])  # type: ignore[call-overload]
-            run.clock = ReserveClock.from_json(json.loads(json.dumps(c.to_json()))).resume_after_restart(
-                run.now
+            run.clock = ReserveClock.from_json(json.loads(json.dumps(c.to_json()))).resume_after_crash(
+                run.now, 0
             )
     except ClockError:
         pass  # a rejected misuse must leave the clock unchanged: run.clock was not reassigned

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from app.clock import ClockError, ClockSettings, LagPolicy, ReserveClock, SeatTime
+from app.clock import ClockError, ClockSettings, LagPolicy, ReserveClock, SeatTime, thought_before_crash
 from app.engine.conventions import Conventions, conventions_from
 from tests.clock.conftest import FakeTime
 
@@ -134,7 +134,7 @@ def test_freeze_and_thaw_across_a_restart_do_not_charge_the_downtime(fake_time: 
         c.start(0, fake_time.now)
     # The new process has another monotonic time base, far from the old one.
     later = FakeTime(now=5)
-    revived = ReserveClock.from_json(json.loads(stored)).resume_after_restart(later.now)
+    revived = ReserveClock.from_json(json.loads(stored)).resume_after_crash(later.now, 0)
     assert revived.running == 1 and not revived.frozen
     assert revived.time_left(1, later.advance(10_000)) == SeatTime(DEAL - 40_000, RESERVE)
     assert revived.expires_at() == 5 + DEAL - 30_000 + RESERVE
@@ -147,7 +147,7 @@ def test_after_a_crash_the_clock_resumes_from_its_last_checkpoint(fake_time: Fak
     assert c.seats[2].deal_ms == DEAL - 20_000 and c.running == 2
     stored = c.to_json()
     fake_time.advance(50_000)  # the server crashes here; these 50 s are never charged
-    revived = ReserveClock.from_json(stored).resume_after_restart(77)
+    revived = ReserveClock.from_json(stored).resume_after_crash(77, 0)
     assert revived.time_left(2, 77 + 1_000).deal_ms == DEAL - 21_000
 
 
@@ -194,3 +194,10 @@ def test_after_a_crash_the_proven_thinking_is_charged_and_the_downtime_is_not(fa
     assert frozen.resume_after_crash(77, 3_000) == frozen.thaw(77)
     idle = clock()
     assert idle.resume_after_crash(77, 3_000) is idle
+
+
+def test_a_crash_charges_the_thinking_up_to_the_last_heartbeat_only() -> None:
+    """§8.1: from the turn's start to the dead process's last beat; nothing when it never beat after it."""
+    assert thought_before_crash(10_000, 13_500) == 3_500
+    assert thought_before_crash(10_000, 9_000) == 0  # the last beat came before the turn started
+    assert thought_before_crash(10_000, None) == 0  # no heartbeat of that process is known

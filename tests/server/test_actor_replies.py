@@ -1,31 +1,30 @@
 """Issue 9 §4: every command that a caller waits for gets a reply — failure included — and cancellation is
-never swallowed. The table actor runs in-process here with its writer replaced (no database)."""
+never swallowed. The table actor runs in-process here on a fake store (no database) and, where the time
+matters, a fake clock (issue 23: the actor reads the time only through the ``now`` it is given)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, cast
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import pytest
 
+from app.clock import ReserveClock
 from app.engine.conventions import Conventions
-from app.server.context import ServerContext
-from app.server.settings import Settings
-from app.server.storage import Boot, StepWrite
+from app.server.storage import StepWrite, StoredTable
 from app.server.tables.actor import TableActor
 from app.server.tables.commands import SeatError, Sit, Stop
+from app.server.timebase import MonoMs
 
 
-class FakeWriter:
-    """The group writer's interface; ``impl`` stands for the database."""
+class FakeStore:
+    """A table's storage (`StepStore`) without a database; ``impl`` stands for the commit."""
 
     def __init__(self) -> None:
-        self.boot = Boot()
-        self.impl: Any = None
+        self.impl: Callable[[int, int | None, StepWrite], Awaitable[None]] = _stored
         self.versions: dict[int, int] = {}
-        self.failing_since: int | None = None
+        self.failing_since: MonoMs | None = None
 
     async def commit(self, table_id: int, version: int | None, write: StepWrite) -> None:
         await self.impl(table_id, version, write)
@@ -35,27 +34,31 @@ class FakeWriter:
     async def stored_version(self, table_id: int) -> int | None:
         return self.versions.get(table_id, 0)
 
+    async def read(self, table_id: int) -> StoredTable | None:
+        return None
+
+    async def next_award_revision(self, deal_id: int) -> int:
+        return 1
+
+    def clock_record(self, clock: ReserveClock, now: MonoMs) -> dict[str, Any]:
+        return clock.to_json()
+
+
+async def _stored(_table: int, _version: int | None, _write: StepWrite) -> None:
+    pass
+
 
 @pytest.fixture
-async def actor() -> AsyncIterator[TableActor]:
-    executor = ThreadPoolExecutor(1)
-    ctx = ServerContext(
-        settings=Settings(database_url="sqlite+aiosqlite:///:memory:"),
-        engine=cast(Any, None),
-        sessions=cast(Any, None),
-        token_secret="x" * 32,
-        solver_executor=executor,
-        passwords=cast(Any, None),
-        auth_by_address=cast(Any, None),
-        auth_by_name=cast(Any, None),
-        tickets=cast(Any, None),
-        writer=cast(Any, FakeWriter()),
-    )
-    table = TableActor(ctx, 1, 3, Conventions(), first_dealer=0)
+async def store() -> FakeStore:
+    return FakeStore()
+
+
+@pytest.fixture
+async def actor(store: FakeStore) -> AsyncIterator[TableActor]:
+    table = TableActor(store, 1, 3, Conventions(), first_dealer=0)
     table.start()
     yield table
     await table.stop()
-    executor.shutdown(wait=False)
 
 
 def _sit(user: int, seat: int) -> tuple[Sit, asyncio.Future[int]]:
@@ -64,29 +67,29 @@ def _sit(user: int, seat: int) -> tuple[Sit, asyncio.Future[int]]:
 
 
 async def test_a_failed_commit_answers_the_caller_with_a_typed_error_and_changes_nothing(
-    actor: TableActor,
+    actor: TableActor, store: FakeStore
 ) -> None:
     async def broken(*_args: object) -> None:
         raise OSError("the database is gone")
 
-    actor.ctx.writer.impl = broken  # type: ignore[attr-defined]
+    store.impl = broken
     command, reply = _sit(7, 0)
     actor.submit(command)
     with pytest.raises(SeatError) as failed:
         await asyncio.wait_for(reply, 5)
     assert failed.value.code == "server_error"
-    assert actor.seat_users == [None, None, None] and actor.version == 0
+    assert actor.seating.users == (None, None, None) and actor.version == 0
 
     stored: list[StepWrite] = []
 
     async def works(_table: int, _version: int | None, write: StepWrite) -> None:
         stored.append(write)
 
-    actor.ctx.writer.impl = works  # type: ignore[attr-defined]
+    store.impl = works
     command, reply = _sit(7, 0)
     actor.submit(command)
     assert await asyncio.wait_for(reply, 5) == 0  # the same table takes the next command
-    assert actor.seat_users[0] == 7 and actor.version == 1 and len(stored) == 1
+    assert actor.seating.users[0] == 7 and actor.version == 1 and len(stored) == 1
 
     stop_reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Stop("no game yet", stop_reply))
@@ -96,7 +99,7 @@ async def test_a_failed_commit_answers_the_caller_with_a_typed_error_and_changes
 
 
 async def test_unloading_a_busy_table_answers_every_waiting_caller_and_lets_cancellation_through(
-    actor: TableActor,
+    actor: TableActor, store: FakeStore
 ) -> None:
     async def slow(*_args: object) -> None:
         try:
@@ -105,7 +108,7 @@ async def test_unloading_a_busy_table_answers_every_waiting_caller_and_lets_canc
             await asyncio.sleep(0.5)  # a commit that takes a moment to give up
             raise
 
-    actor.ctx.writer.impl = slow  # type: ignore[attr-defined]
+    store.impl = slow
     first, first_reply = _sit(1, 0)
     second, second_reply = _sit(2, 1)
     actor.submit(first)
@@ -121,3 +124,26 @@ async def test_unloading_a_busy_table_answers_every_waiting_caller_and_lets_canc
         with pytest.raises(SeatError) as closed:
             await asyncio.wait_for(reply, 5)
         assert closed.value.code == "table_closed"
+
+
+async def test_the_actor_reads_the_time_only_from_the_clock_it_is_given(store: FakeStore) -> None:
+    """The game starts when the third player sits; the seat to act runs from the injected instant (far from
+    this process's monotonic clock), with the conventions' deal time and reserve (RULES §8.1)."""
+    instants = iter(range(5_000_000_000, 5_000_100_000, 1_000))
+    actor = TableActor(store, 1, 3, Conventions(), first_dealer=0, now=lambda: MonoMs(next(instants)))
+    actor.start()
+    try:
+        for user in range(3):
+            command, reply = _sit(user + 1, user)
+            actor.submit(command)
+            assert await asyncio.wait_for(reply, 5) == user
+        game = actor.game
+        assert game is not None and game.clock.running is not None
+        deal, reserve = game.clock.settings.deal_ms, game.clock.settings.reserve_ms
+        deadline = game.clock.expires_at()
+        assert (
+            deadline is not None
+            and 5_000_000_000 + deal + reserve <= deadline < 5_000_100_000 + deal + reserve
+        )
+    finally:
+        await actor.stop()

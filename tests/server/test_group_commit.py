@@ -27,9 +27,10 @@ from app.db.models import ActionRecord, GameTable, Room
 from app.engine.conventions import conventions_from
 from app.server.context import ServerContext
 from app.server.settings import Settings
-from app.server.storage import GroupWriter, charge_after_crash, clock_record, wall_ms
+from app.server.storage import GroupWriter, charge_after_crash, clock_record
 from app.server.tables.commands import Act, Connect, Sit
 from app.server.tables.registry import get_actor, shutdown_all
+from app.server.timebase import MonoMs, WallMs, wall_ms
 from tests.server.conftest import database_for
 
 TABLES = 3
@@ -169,7 +170,7 @@ async def test_a_failed_batch_acknowledges_nothing_and_changes_no_table(ctx: Ser
     assert [(e["code"], e["seq"]) for e in errors] == [("server_error", 1)] * TABLES
     for actor, conn, _, version, game in moves:
         assert not [f for f in conn.frames if f["type"] in ("ack", "update")]
-        assert actor.version == version and actor.last_seq == [0, 0, 0]
+        assert actor.version == version and actor.seating.last_seq == (0, 0, 0)
         # The game is as before; its clocks are frozen while the table cannot store.
         assert actor.game.state is game.state and actor.game.sheet is game.sheet
         assert actor.game.clock.frozen and not game.clock.frozen
@@ -218,11 +219,11 @@ async def test_the_heartbeat_bounds_what_a_crash_charges(ctx: ServerContext) -> 
     tables = await _started_tables(ctx)
     actor = ctx.tables[tables[0][0]]
     assert actor.game is not None and actor.game.clock.running is not None
-    record = clock_record(actor.game.clock, ctx.writer.boot, actor.game.clock.since or 0)
+    record = clock_record(actor.game.clock, ctx.writer.boot, MonoMs(actor.game.clock.since or 0), wall_ms())
     since = record["wall"]["since_ms"]
     assert abs(since - wall_ms()) < 60_000
-    assert charge_after_crash(record, {ctx.writer.boot.id: since + 1234}) == 1234
-    assert charge_after_crash(record, {ctx.writer.boot.id: since - 10}) == 0  # beat before the turn
+    assert charge_after_crash(record, {ctx.writer.boot.id: WallMs(since + 1234)}) == 1234
+    assert charge_after_crash(record, {ctx.writer.boot.id: WallMs(since - 10)}) == 0  # beat before the turn
     assert charge_after_crash(record, {}) == 0  # the process never beat
     async with ctx.engine.connect() as conn:
         stored = (

@@ -18,7 +18,8 @@ from app.db.migrate import upgrade
 from app.db.models import GameTable, Room, ServerState, User, WorkerSlot
 from app.server.accounts.sessions import SignedTickets, redeem_signed
 from app.server.cluster.ownership import Cluster
-from app.server.storage import HEARTBEAT_PREFIX, wall_ms
+from app.server.storage import HEARTBEAT_PREFIX
+from app.server.timebase import wall_ms
 from tests.server.conftest import database_for
 
 N = 40

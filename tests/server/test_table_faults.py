@@ -14,7 +14,8 @@ from app.db.models import ActionRecord, GameTable, InterruptedDeal
 from app.server.context import ServerContext
 from app.server.storage import StepWrite
 from app.server.tables import actor as actor_module
-from app.server.tables.commands import Act, Resync, SeatError, Stop, mono_ms
+from app.server.tables.commands import Act, Resync, SeatError, Stop
+from app.server.timebase import mono_ms
 from app.table import SeatAction, StopGame
 from tests.server import test_group_commit as harness
 

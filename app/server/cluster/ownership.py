@@ -25,7 +25,8 @@ from sqlalchemy import bindparam, func, select, update
 
 from app.db.models import GameTable, ServerState, WorkerSlot
 from app.server.cluster.addresses import CLOSE_MOVED
-from app.server.storage import HEARTBEAT_PREFIX, forget_heartbeats, read_heartbeats, wall_ms
+from app.server.storage import HEARTBEAT_PREFIX, forget_heartbeats, read_heartbeats
+from app.server.timebase import WallMs, wall_ms
 from app.table import LIVE
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ class Cluster:
     # Refreshed every tick: the live workers' addresses by boot id, and every heartbeat.
     addresses: dict[str, str] = field(default_factory=dict)
     slots: dict[int, str] = field(default_factory=dict)
-    beats: dict[str, int] = field(default_factory=dict)
+    beats: dict[str, WallMs] = field(default_factory=dict)
 
     # ---- who runs what -------------------------------------------------------------------------------
 
@@ -80,7 +81,7 @@ class Cluster:
                 select(ServerState.value).where(ServerState.key == HEARTBEAT_PREFIX + boot)
             )
         try:
-            beat = int(value) if value is not None else None
+            beat = WallMs(int(value)) if value is not None else None
         except ValueError:
             beat = None
         if beat is not None:

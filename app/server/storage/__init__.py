@@ -8,11 +8,12 @@ sockets or the table actor.
 
 from __future__ import annotations
 
-from app.server.storage.clock_rows import Boot, charge_after_crash, clock_record, wall_ms
+from app.server.storage.clock_rows import Boot, charge_after_crash, clock_record
 from app.server.storage.group_writer import GroupWriter, TableMoved, WriteRefused
 from app.server.storage.heartbeats import HEARTBEAT_PREFIX, forget_heartbeats, read_heartbeats
 from app.server.storage.reading import StoredTable, next_award_revision, read_table
 from app.server.storage.step_write import StepWrite
+from app.server.storage.table_store import TableStore
 
 __all__ = [
     "HEARTBEAT_PREFIX",
@@ -21,6 +22,7 @@ __all__ = [
     "StepWrite",
     "StoredTable",
     "TableMoved",
+    "TableStore",
     "WriteRefused",
     "charge_after_crash",
     "clock_record",
@@ -28,5 +30,4 @@ __all__ = [
     "next_award_revision",
     "read_heartbeats",
     "read_table",
-    "wall_ms",
 ]

@@ -8,15 +8,11 @@ after a crash the running seat is charged from that start up to the writing proc
 from __future__ import annotations
 
 import secrets
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.clock import ReserveClock
-
-
-def wall_ms() -> int:
-    return time.time_ns() // 1_000_000
+from app.clock import ReserveClock, thought_before_crash
+from app.server.timebase import MonoMs, WallMs
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,27 +22,27 @@ class Boot:
 
     id: str = field(default_factory=lambda: secrets.token_hex(8))
 
-    def wall_of(self, mono: int, now_mono: int) -> int:
-        return wall_ms() - (now_mono - mono)
+    @staticmethod
+    def wall_of(mono: MonoMs, now_mono: MonoMs, now_wall: WallMs) -> WallMs:
+        return WallMs(now_wall - (now_mono - mono))
 
 
-def clock_record(clock: ReserveClock, boot: Boot, now_mono: int) -> dict[str, Any]:
+def clock_record(clock: ReserveClock, boot: Boot, now_mono: MonoMs, now_wall: WallMs) -> dict[str, Any]:
     """The clock as stored on the table's row: its JSON plus, while a seat runs, the turn's start on the
     wall clock and the process that started it (whose last heartbeat bounds the charge after a crash)."""
     data = clock.to_json()
     if clock.running is not None and clock.since is not None:
-        data["wall"] = {"boot": boot.id, "since_ms": boot.wall_of(clock.since, now_mono)}
+        data["wall"] = {"boot": boot.id, "since_ms": boot.wall_of(MonoMs(clock.since), now_mono, now_wall)}
     return data
 
 
-def charge_after_crash(stored: dict[str, Any], heartbeats: dict[str, int]) -> int:
-    """How long the running seat thought before the crash, as far as the server can prove: from the turn's
-    start to the writing process's last heartbeat (0 when it never beat after the turn started)."""
+def charge_after_crash(stored: dict[str, Any], heartbeats: dict[str, WallMs]) -> int:
+    """What the running seat of a clock stored as ``stored`` is charged after a crash (RULES §8.1,
+    `app.clock.thought_before_crash`): its turn's start and the writing process's last heartbeat."""
     wall = stored.get("wall")
     if not isinstance(wall, dict):
         return 0
-    beat = heartbeats.get(str(wall.get("boot")))
     since = wall.get("since_ms")
-    if beat is None or not isinstance(since, int):
+    if not isinstance(since, int):
         return 0
-    return max(0, beat - since)
+    return thought_before_crash(since, heartbeats.get(str(wall.get("boot"))))

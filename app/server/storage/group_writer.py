@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import Engine, insert, select, update
@@ -25,10 +24,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.engine import make_sqlite_batch_engine
 from app.server.storage.batch import Fence, Pending, Statement, run_sync
-from app.server.storage.clock_rows import Boot, wall_ms
+from app.server.storage.clock_rows import Boot
 from app.server.storage.heartbeats import HEARTBEAT_PREFIX
 from app.server.storage.schema import STATE, TABLES
 from app.server.storage.step_write import StepWrite
+from app.server.timebase import SYSTEM_TIME, MonoMs, Timestamper, WallMs
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class GroupWriter:
         engine: AsyncEngine,
         *,
         boot: Boot | None = None,
+        time: Timestamper = SYSTEM_TIME,
         window_ms: float = 2.0,
         max_batch: int = 512,
         max_waiting: int = 20_000,
@@ -56,11 +57,12 @@ class GroupWriter:
     ) -> None:
         self.engine = engine
         self.boot = boot or Boot()
+        self.time = time
         self.window = window_ms / 1000.0
         self.max_batch = max_batch
         self.heartbeat_s = heartbeat_s
         self._queue: asyncio.Queue[Pending] = asyncio.Queue(maxsize=max_waiting)
-        self._beat: int | None = None  # a heartbeat to write with the next batch
+        self._beat: WallMs | None = None  # a heartbeat to write with the next batch
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.batches = 0
@@ -71,7 +73,7 @@ class GroupWriter:
         self.owner: str | None = None
         # Since when (monotonic ms) every batch has failed, heartbeats included: None while commits succeed.
         # A table that could not store freezes its clocks from then, not from its own first failure.
-        self.failing_since: int | None = None
+        self.failing_since: MonoMs | None = None
         # SQLite: batches go to one thread with a synchronous engine (`make_sqlite_batch_engine`).
         self._batch_engine: Engine | None = make_sqlite_batch_engine(engine)
         self._batch_thread = (
@@ -81,7 +83,7 @@ class GroupWriter:
     async def start(self) -> None:
         async with self.engine.begin() as conn:
             await conn.execute(
-                insert(STATE), [{"key": HEARTBEAT_PREFIX + self.boot.id, "value": str(wall_ms())}]
+                insert(STATE), [{"key": HEARTBEAT_PREFIX + self.boot.id, "value": str(self.time.wall())}]
             )
         self._tasks = [
             asyncio.create_task(self._run(), name="group-writer"),
@@ -133,7 +135,7 @@ class GroupWriter:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.heartbeat_s)
-            self._beat = wall_ms()
+            self._beat = self.time.wall()
             self._wake.set()
 
     async def _run(self) -> None:
@@ -190,7 +192,7 @@ class GroupWriter:
                     await self._write_batch([pending])
                 return
             if self.failing_since is None:
-                self.failing_since = time.monotonic_ns() // 1_000_000
+                self.failing_since = self.time.mono()
             log.error("group commit of %d writes failed: %s", len(batch), exc)
             for pending in batch:
                 if not pending.done.done():

@@ -9,19 +9,20 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.server.storage.schema import STATE
+from app.server.timebase import WallMs
 
 HEARTBEAT_PREFIX = "heartbeat:"
 
 
-async def read_heartbeats(engine: AsyncEngine) -> dict[str, int]:
+async def read_heartbeats(engine: AsyncEngine) -> dict[str, WallMs]:
     """Every process's last heartbeat (wall ms) by process id."""
     async with engine.connect() as conn:
         rows = (await conn.execute(select(STATE.c.key, STATE.c.value).where(
             STATE.c.key.startswith(HEARTBEAT_PREFIX)))).all()  # fmt: skip
-    beats: dict[str, int] = {}
+    beats: dict[str, WallMs] = {}
     for key, value in rows:
         with contextlib.suppress(ValueError):
-            beats[key[len(HEARTBEAT_PREFIX) :]] = int(value)
+            beats[key[len(HEARTBEAT_PREFIX) :]] = WallMs(int(value))
     return beats
 
 

@@ -18,7 +18,7 @@ from app.db.models import ActionRecord, Award, GameTable, InterruptedDeal, Table
 from app.engine import action_from_json, replay
 from app.engine.conventions import Conventions
 from app.engine.scoring import ScoreSheet
-from app.table import Game, Outcome, TableStatus, Termination
+from app.table import Game, Outcome, Seating, TableStatus, Termination
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,15 +27,15 @@ class StoredTable:
     seats: int
     conventions: Conventions
     first_dealer: int
-    status: str
     version: int
-    seat_users: list[int | None]
-    seat_names: list[str | None]
-    last_seq: list[int]
-    last_action: list[dict[str, Any] | None]
+    seating: Seating
     next_action_seq: int
     game: Game | None  # None while the table waits for players
     clock_json: dict[str, Any] | None  # the clock row as stored (its wall-clock turn start included)
+
+    @property
+    def status(self) -> TableStatus:
+        return TableStatus.WAITING if self.game is None else self.game.status
 
 
 async def read_table(sessions: async_sessionmaker[AsyncSession], table_id: int) -> StoredTable | None:
@@ -96,12 +96,8 @@ async def read_table(sessions: async_sessionmaker[AsyncSession], table_id: int) 
         seats=row.seats,
         conventions=conventions,
         first_dealer=row.first_dealer,
-        status=row.status,
         version=row.version,
-        seat_users=seat_users,
-        seat_names=seat_names,
-        last_seq=last_seq,
-        last_action=last_action,
+        seating=Seating(tuple(seat_users), tuple(seat_names), tuple(last_seq), tuple(last_action)),
         next_action_seq=len(actions) + 1,
         game=game,
         clock_json=row.clock,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +33,7 @@ class StepWrite:
         result: Step,
         *,
         first_seq: int,
-        users: list[int | None],
+        users: Sequence[int | None],
         clock: dict[str, Any],
         client_seq: int | None = None,
     ) -> int:

@@ -11,6 +11,10 @@ clock runs while the table cannot store) and thaw with the next successful one, 
 no player acts (a server move that failed — a shuffle, a timeout — is made again). No per-table clock
 checkpoints: each step stores its turn's start on the wall clock, and the process's heartbeat bounds
 what a crash charges.
+
+The actor talks to the world through small interfaces: a `StepStore` (the table's storage), a ``now``
+source of monotonic milliseconds, the off-loop robot and a callback for when it falls idle; seat rules
+are `app.table.Seating`'s. A test builds one with a fake store in three lines.
 """
 
 from __future__ import annotations
@@ -21,10 +25,11 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
 
+from app.clock import ReserveClock
 from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
 from app.engine.conventions import Conventions
 from app.engine.events import Event
@@ -33,9 +38,7 @@ from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
 from app.server import metrics
 from app.server.connections.connection import Connection
 from app.server.connections.publishing import ViewCache, publish_presence, publish_update, send_snapshot
-from app.server.context import ServerContext
-from app.server.storage import StepWrite, WriteRefused, clock_record
-from app.server.storage.reading import StoredTable, next_award_revision, read_table
+from app.server.storage import StepWrite, StoredTable, WriteRefused
 from app.server.tables.commands import (
     Act,
     Award,
@@ -51,10 +54,10 @@ from app.server.tables.commands import (
     Sit,
     Stop,
     fail,
-    mono_ms,
 )
-from app.server.tables.robot import run_off_loop, solver_robot
+from app.server.tables.robot import OffLoopRobot
 from app.server.tables.robot_levels import robot_level
+from app.server.timebase import MonoMs, mono_ms
 from app.table import (
     AwardDeal,
     ClockExpiry,
@@ -63,6 +66,7 @@ from app.table import (
     Resume,
     RobotRequired,
     SeatAction,
+    Seating,
     ServerMoves,
     Step,
     StopGame,
@@ -75,8 +79,8 @@ from app.table import (
 )
 
 __all__ = [
-    "Act", "Award", "Connect", "Disconnect", "Game", "Leave", "Resync", "SeatError", "Sit", "Stop",
-    "TableActor", "mono_ms",
+    "Act", "Award", "Connect", "Disconnect", "Game", "Leave", "Resync", "SeatError", "Sit", "StepStore",
+    "Stop", "TableActor",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -108,39 +112,59 @@ def _shed(command: Command) -> None:
             fail(command, SeatError("table_busy", _BUSY))
 
 
-def _normalised(data: dict[str, Any], seat: int) -> dict[str, Any] | None:
-    """A client's action as the server stores it (None: not an action at all)."""
-    try:
-        return action_from_json({"seat": seat, **data}).to_json()
-    except (EngineError, ValueError, KeyError, TypeError):
-        return None
+class StepStore(Protocol):
+    """What a table needs of storage (`app.server.storage.TableStore`; a dict-backed fake in tests)."""
+
+    @property
+    def failing_since(self) -> MonoMs | None:
+        """Since when every commit of the process has failed (None: the database is answering)."""
+
+    async def commit(self, table_id: int, version: int | None, write: StepWrite) -> None:
+        """Store ``write`` with the table's new ``version`` (None: unchanged); raise if not stored."""
+
+    async def stored_version(self, table_id: int) -> int | None: ...
+
+    async def read(self, table_id: int) -> StoredTable | None: ...
+
+    async def next_award_revision(self, deal_id: int) -> int: ...
+
+    def clock_record(self, clock: ReserveClock, now: MonoMs) -> dict[str, Any]:
+        """The clock as the table's row stores it (with its running turn's start on the wall clock)."""
+
+
+def _stays(_actor: TableActor) -> None:
+    """An idle table stays loaded (an actor no registry holds)."""
 
 
 class TableActor:
     def __init__(
         self,
-        ctx: ServerContext,
+        store: StepStore,
         table_id: int,
         seats: int,
         conventions: Conventions,
         *,
         first_dealer: int,
-        status: str = "waiting",
-        version: int = 0,
+        now: Callable[[], MonoMs] = mono_ms,
+        robot: OffLoopRobot | None = None,
+        queue_limit: int = 1024,
+        on_idle: Callable[[TableActor], None] = _stays,
+        shuffle: Callable[[], Shuffle] = _shuffle,
     ) -> None:
-        self.ctx = ctx
+        """``robot``: runs a step that needs the solver robot (None: such a step fails); ``on_idle``: called
+        when the game is over and nobody watches any more (the registry unloads the table)."""
+        self.store = store
         self.table_id = table_id
         self.seats = seats
         self.conventions = conventions
         self.first_dealer = first_dealer
-        self._status = TableStatus(status)
-        self.version = version
-        self.seat_users: list[int | None] = [None] * seats
-        self.seat_names: list[str | None] = [None] * seats
-        self.last_seq: list[int] = [0] * seats
-        # The action applied under each seat's last seq (None: not known, e.g. refused as too late), so a
-        # second socket of the seat reusing that seq for another action is refused, not acknowledged.
-        self.last_action: list[dict[str, Any] | None] = [None] * seats
+        self._now = now
+        self._robot = robot
+        self._queue_limit = queue_limit
+        self._on_idle = on_idle
+        self._shuffle = shuffle
+        self.version = 0
+        self.seating = Seating.empty(seats)
         self.game: Game | None = None
         self.next_action_seq = 1
         self.connections: set[Connection] = set()
@@ -161,7 +185,7 @@ class TableActor:
 
     @property
     def status(self) -> str:
-        return self._status.value if self.game is None else self.game.status.value
+        return (TableStatus.WAITING if self.game is None else self.game.status).value
 
     # ---- lifecycle -------------------------------------------------------------------------------------
 
@@ -186,7 +210,7 @@ class TableActor:
         """Queue a command. Players', spectators' and REST callers' commands are refused with
         ``table_busy`` beyond ``table_queue_limit`` waiting (the table's timers, connections and
         disconnections always get in: there are at most a few of them per connection)."""
-        if isinstance(command, _SHEDDABLE) and self.queue.qsize() >= self.ctx.settings.table_queue_limit:
+        if isinstance(command, _SHEDDABLE) and self.queue.qsize() >= self._queue_limit:
             _shed(command)
             return
         self.queue.put_nowait(command)
@@ -241,7 +265,7 @@ class TableActor:
         match command:
             case Connect(conn):
                 self.connections.add(conn)
-                conn.seat = self._seat_of(conn.user_id)
+                conn.seat = self.seating.seat_of(conn.user_id)
                 self._send_snapshot(conn)
                 self._publish_presence()
             case Disconnect(conn):
@@ -251,14 +275,14 @@ class TableActor:
             case Resync(conn):
                 self._send_snapshot(conn)
             case Act(conn, seq, action, received_ms):
-                await self._on_act(conn, seq, action, lag_ms=max(0, mono_ms() - received_ms))
+                await self._on_act(conn, seq, action, lag_ms=max(0, self._now() - received_ms))
             case Sit() as sit:
                 await self._on_sit(sit)
             case Leave() as leave:
                 await self._on_leave(leave)
             case Expire(version):
                 if version == self.version:  # else stale: the table moved on since the timer was armed
-                    metrics.timeout_fired(self._deadline(), mono_ms())  # admin: metrics hook
+                    metrics.timeout_fired(self._deadline(), self._now())  # admin: metrics hook
                     await self._run_step(ClockExpiry())
             case Retry():
                 if self._failures:
@@ -275,66 +299,37 @@ class TableActor:
                     judge.reply.set_result(self._sheet_now())
 
     def _unload_if_idle(self) -> None:
-        idle = not self.connections and self.queue.empty()
-        if (
-            idle
-            and self.game is not None
-            and self.game.is_over
-            and self.ctx.tables.get(self.table_id) is self
-        ):
-            # A finished table nobody watches leaves memory; it reloads on the next connection.
-            del self.ctx.tables[self.table_id]
-            task = asyncio.get_running_loop().create_task(self.stop(), name=f"table-{self.table_id}-unload")
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+        if not self.connections and self.queue.empty() and self.game is not None and self.game.is_over:
+            self._on_idle(self)  # a finished table nobody watches leaves memory; it reloads on demand
+
+    def unload(self) -> None:
+        """Stop in the background (the registry has forgotten this actor)."""
+        task = asyncio.get_running_loop().create_task(self.stop(), name=f"table-{self.table_id}-unload")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # ---- seats -----------------------------------------------------------------------------------------
-
-    def _seat_of(self, user_id: int) -> int | None:
-        for seat, user in enumerate(self.seat_users):
-            if user == user_id:
-                return seat
-        return None
 
     def seat_infos(self) -> list[SeatInfo]:
         connected = {c.seat for c in self.connections if c.seat is not None and not c.closed.is_set()}
         return [
             SeatInfo(seat=s, user=name, connected=s in connected, robot=robot_level(name))
-            for s, name in enumerate(self.seat_names)
+            for s, name in enumerate(self.seating.names)
         ]
 
     async def _on_sit(self, sit: Sit) -> None:
-        if self.game is not None or self._status is not TableStatus.WAITING:
-            raise SeatError("game_started", "the game at this table has started; seats are fixed")
-        if self._seat_of(sit.user_id) is not None:
-            raise SeatError("already_seated", "you already sit at this table")
-        free = [s for s in range(self.seats) if self.seat_users[s] is None]
-        if sit.seat is None:
-            if not free:
-                raise SeatError("table_full", "no free seat")
-            seat = free[0]
-        elif not 0 <= sit.seat < self.seats:
-            raise SeatError("bad_seat", f"seat must be 0..{self.seats - 1}")
-        elif sit.seat not in free:
-            raise SeatError("seat_taken", f"seat {sit.seat} is taken")
-        else:
-            seat = sit.seat
+        seat, seating = self.seating.sit(sit.user_id, sit.name, sit.seat, started=self.game is not None)
         write = StepWrite(
             seats=[{"table_id": self.table_id, "seat": seat, "user_id": sit.user_id, "last_client_seq": 0}]
         )
-        users = list(self.seat_users)
-        users[seat] = sit.user_id
-        now = mono_ms()
+        now = self._now()
         # The last seat and the start of the game are stored together: no table is left full and waiting
         # by a crash between the two.
-        started = await self._start_if_full(users, now)
-        stored = 0 if started is None else self._add_start(write, started, users)
+        started = await self._start_if_full(seating, now)
+        stored = 0 if started is None else self._add_start(write, started, seating)
         await self._commit(write)
         self.next_action_seq += stored
-        self.seat_users[seat] = sit.user_id
-        self.seat_names[seat] = sit.name
-        self.last_seq[seat] = 0
-        self.last_action[seat] = None
+        self.seating = seating
         for conn in self.connections:
             if conn.user_id == sit.user_id:
                 conn.seat = seat
@@ -342,23 +337,15 @@ class TableActor:
             sit.reply.set_result(seat)
         events = [Event("seated", {"seat": seat, "user": sit.name}, None)]
         if started is not None:
-            self.game = started.game.with_server_time(now, mono_ms())
+            self.game = started.game.with_server_time(now, self._now())
             events += started.events
         self._publish(events, sheet_changed=started is not None)
         self._publish_presence()
 
     async def _on_leave(self, leave: Leave) -> None:
-        seat = self._seat_of(leave.user_id)
-        if seat is None:
-            raise SeatError("not_seated", "you do not sit at this table")
-        if self.game is not None:
-            raise SeatError(
-                "game_started",
-                "the game has started: a seat is left only by the end of the pulya (RULES §7.7)",
-            )
+        seat, seating = self.seating.leave(leave.user_id, started=self.game is not None)
         await self._commit(StepWrite(seat_removed=seat))
-        self.seat_users[seat] = None
-        self.seat_names[seat] = None
+        self.seating = seating
         for conn in self.connections:
             if conn.user_id == leave.user_id:
                 conn.seat = None
@@ -375,26 +362,15 @@ class TableActor:
         def reject(code: str, message: str) -> None:
             conn.send(ErrorMessage(code=code, message=message, seq=seq))
 
-        if seat is None:
-            return reject("not_seated", "spectators cannot act")
-        if seq == self.last_seq[seat]:
-            applied = self.last_action[seat]
-            if applied is not None and _normalised(data, seat) != applied:
-                return reject("seq_reused", f"seq {seq} was applied to another action; use a new seq")
-            # A retry of the command already applied: acknowledged again, applied once.
-            return conn.send(AckMessage(seq=seq, v=self.version, duplicate=True))
-        if seq < self.last_seq[seat]:
-            return reject("stale_seq", f"seq {seq} is not above the last applied {self.last_seq[seat]}")
-        if self.game is None:
-            return reject("not_started", "the game has not started")
-        data = dict(data)
-        named = data.setdefault("seat", seat)
-        if named != seat:
-            return reject("not_your_seat", f"you sit in seat {seat}, not {named!r}")
-        if data.get("type") in ("shuffle", "timeout", "interrupt"):
-            return reject("malformed_action", f"{data.get('type')} is the server's action")
         try:
-            action = action_from_json(data)
+            if self.seating.numbered(seat, seq, data) == "retry":
+                # A retry of the command already applied: acknowledged again, applied once.
+                return conn.send(AckMessage(seq=seq, v=self.version, duplicate=True))
+            assert seat is not None  # `numbered` refuses a spectator's action
+            if self.game is None:
+                return reject("not_started", "the game has not started")
+            # Whose seat the action names and whether a player may send it at all: the step decides.
+            action = action_from_json({"seat": seat, **data})
             result = await self._run_step(SeatAction(seat, action, lag_ms), client=(seat, seq))
         except (EngineError, TableRefused) as exc:
             return reject(exc.code, str(exc))
@@ -405,17 +381,17 @@ class TableActor:
             reject("server_error", "the action could not be stored; nothing changed")
             raise
         if result.too_late:
-            self.last_action[seat] = None
+            self.seating = self.seating.applied(seat, seq, None)
             reject("not_your_turn", "too late: your time ran out before the action arrived")
         else:
-            self.last_action[seat] = action.to_json()
+            self.seating = self.seating.applied(seat, seq, action.to_json())
             conn.send(AckMessage(seq=seq, v=self.version))
 
     async def _on_award(self, award: Award) -> None:
         if self.game is None:
             raise SeatError("not_playing", "no game was played at this table")
         # Awards of one deal go through its table only, one at a time: the next revision number is free.
-        revision = await next_award_revision(self.ctx.sessions, award.deal_id)
+        revision = await self.store.next_award_revision(award.deal_id)
         if award.entry:
             award.entry["revision"] = revision
         if award.audit:
@@ -447,26 +423,22 @@ class TableActor:
     async def _recover_moves(self) -> None:
         if self.game is None:
             # Every seat taken but no game (stored before seat and start were one transaction): start it.
-            now = mono_ms()
+            now = self._now()
             write = StepWrite()
-            started = await self._start_if_full(self.seat_users, now)
+            started = await self._start_if_full(self.seating, now)
             if started is not None:
-                stored = self._add_start(write, started, self.seat_users)
+                stored = self._add_start(write, started, self.seating)
                 await self._commit(write)
                 self.next_action_seq += stored
-                self.game = started.game.with_server_time(now, mono_ms())
+                self.game = started.game.with_server_time(now, self._now())
                 self._publish(list(started.events), sheet_changed=True)
         elif not self.game.is_over:
             await self._run_step(Resume())
 
     def restore(self, stored: StoredTable) -> None:
         """Take the table as stored (on load, and after a commit whose outcome was unknown)."""
-        self._status = TableStatus(stored.status)
         self.version = stored.version
-        self.seat_users = list(stored.seat_users)
-        self.seat_names = list(stored.seat_names)
-        self.last_seq = list(stored.last_seq)
-        self.last_action = list(stored.last_action)
+        self.seating = stored.seating
         self.next_action_seq = stored.next_action_seq
         self.game = stored.game
 
@@ -475,9 +447,9 @@ class TableActor:
         it was stored after all (the reply was lost), take the table as stored and send every connection a
         snapshot; the seat on move is charged nothing for the time the table could not store (§8.1)."""
         try:
-            version = await self.ctx.writer.stored_version(self.table_id)
+            version = await self.store.stored_version(self.table_id)
             moved = version is not None and version != self.version
-            stored = await read_table(self.ctx.sessions, self.table_id) if moved else None
+            stored = await self.store.read(self.table_id) if moved else None
         except Exception:
             self._store_failed()  # still unreachable: clocks stay frozen, tried again on the timer
             raise
@@ -493,32 +465,32 @@ class TableActor:
         game = self.game
         if game is not None:
             # The database just answered: the seat on move counts from now, not from the lost commit.
-            self.game = replace(game, clock=game.clock.resume_after_crash(mono_ms(), 0))
+            self.game = replace(game, clock=game.clock.resume_after_crash(self._now(), 0))
         self._unsure = False
         for conn in list(self.connections):
-            conn.seat = self._seat_of(conn.user_id)
+            conn.seat = self.seating.seat_of(conn.user_id)
             self._send_snapshot(conn)
 
-    async def _start_if_full(self, users: list[int | None], now: int) -> Step | None:
-        """The step that starts the game, when every seat of ``users`` is taken."""
-        if any(u is None for u in users):
+    async def _start_if_full(self, seating: Seating, now: int) -> Step | None:
+        """The step that starts the game, when every seat of ``seating`` is taken."""
+        if not seating.full:
             return None
         return await self._compute(
             lambda moves: start_game(self.seats, self.conventions, self.first_dealer, now_ms=now, moves=moves)
         )
 
-    def _add_start(self, write: StepWrite, started: Step, users: list[int | None]) -> int:
+    def _add_start(self, write: StepWrite, started: Step, seating: Seating) -> int:
         return write.add_step(
             self.table_id,
             None,
             started,
             first_seq=self.next_action_seq,
-            users=users,
+            users=seating.users,
             clock=self._clock_record(started.game),
         )
 
     def _clock_record(self, game: Game) -> dict[str, Any]:
-        return clock_record(game.clock, self.ctx.writer.boot, mono_ms())
+        return self.store.clock_record(game.clock, self._now())
 
     async def _run_step(
         self,
@@ -531,7 +503,7 @@ class TableActor:
         stored_game = self.game
         if stored_game is None:
             raise TableRefused("not_started", "the game has not started")
-        now = mono_ms()
+        now = self._now()
         game = self._thawed(stored_game, now)
         try:
             result = await self._compute(lambda moves: step(game, command, now_ms=now, moves=moves))
@@ -580,7 +552,7 @@ class TableActor:
             game,
             result,
             first_seq=self.next_action_seq,
-            users=self.seat_users,
+            users=self.seating.users,
             clock=self._clock_record(result.game),
             client_seq=None if client is None else client[1],
         )
@@ -601,19 +573,17 @@ class TableActor:
                 write.audit_rows.append(award.audit)
         await self._commit(write)
         self.next_action_seq += stored
-        if client is not None:
-            self.last_seq[client[0]] = client[1]
-        self.game = result.game.with_server_time(now, mono_ms())
+        self.game = result.game.with_server_time(now, self._now())
         self._publish(list(result.events), sheet_changed=result.game.sheet is not game.sheet)
 
     async def _compute(self, work: Callable[[ServerMoves], Step]) -> Step:
         """Run a step on the loop; if it needs the solver robot, run it again off the loop with the robot."""
         try:
-            return work(ServerMoves(_shuffle))
+            return work(ServerMoves(self._shuffle))
         except RobotRequired:
-            robot = solver_robot(self.ctx.settings)
-            moves = ServerMoves(_shuffle, robot)
-            return await run_off_loop(self.ctx.solver_executor, lambda: work(moves), robot)
+            if self._robot is None:
+                raise
+            return await self._robot.run(lambda robot: work(ServerMoves(self._shuffle, robot)))
 
     # ---- persistence -----------------------------------------------------------------------------------
 
@@ -623,7 +593,7 @@ class TableActor:
         version = self.version + 1 if bump else None
         try:
             with metrics.commit_timer():  # admin: metrics hook
-                await self.ctx.writer.commit(self.table_id, version, write)
+                await self.store.commit(self.table_id, version, write)
         except IntegrityError as exc:
             # The database refused the rows (a key taken meanwhile): definitely not stored, and the database
             # is up, so the clocks run on.
@@ -639,7 +609,7 @@ class TableActor:
             self._retry.cancel()
             self._retry = None
 
-    def _thawed(self, game: Game, now: int) -> Game:
+    def _thawed(self, game: Game, now: MonoMs) -> Game:
         """The game to step from: after a failed commit its clocks were frozen; they run again from now."""
         if self._failures and game.clock.frozen:
             return replace(game, clock=game.clock.thaw(now))
@@ -653,8 +623,8 @@ class TableActor:
         if game is not None and not game.is_over and not game.clock.frozen:
             # From when the database was first seen away (a failed heartbeat, another table's batch), so an
             # idle seat is not charged the outage before its own table first tried to store.
-            at = mono_ms()
-            failing_since = self.ctx.writer.failing_since
+            at = self._now()
+            failing_since = self.store.failing_since
             if failing_since is not None:
                 at = min(at, failing_since)
             self.game = replace(game, clock=game.clock.freeze(at))
@@ -670,11 +640,11 @@ class TableActor:
             return
         result = await self._run_step(Resume())
         if not result.changed:
-            now = mono_ms()
+            now = self._now()
             thawed = self._thawed(game, now)
             await self._commit(StepWrite(table={"clock": self._clock_record(thawed)}), bump=False)
             # §8.1: the seat's time runs from when the table could store again, not from the attempt.
-            self.game = thawed.with_server_time(now, mono_ms())
+            self.game = thawed.with_server_time(now, self._now())
 
     # ---- publishing ------------------------------------------------------------------------------------
 
@@ -687,7 +657,7 @@ class TableActor:
             game=self.game,
             events=events,
             sheet_changed=sheet_changed,
-            now_ms=mono_ms(),
+            now_ms=self._now(),
             actions=self.next_action_seq - 1,
             cache=self._views,
         )
@@ -704,8 +674,8 @@ class TableActor:
             status=self.status,
             seats=self.seat_infos(),
             game=self.game,
-            last_seq=0 if seat is None else self.last_seq[seat],
-            now_ms=mono_ms(),
+            last_seq=0 if seat is None else self.seating.last_seq[seat],
+            now_ms=self._now(),
             actions=self.next_action_seq - 1,
             cache=self._views,
         )
@@ -729,7 +699,7 @@ class TableActor:
         if due is None or self._timer is not None:
             return
         loop = asyncio.get_running_loop()
-        delay = max(0.0, (due - mono_ms()) / 1000.0)
+        delay = max(0.0, (due - self._now()) / 1000.0)
         self._timer_at = due
         # 1 ms on top: the loop may run a handle a clock tick early, and the deadline is in whole ms.
         self._timer = loop.call_at(loop.time() + delay + 0.001, self._on_timer)
@@ -739,7 +709,7 @@ class TableActor:
         due = self._deadline()
         if due is None:
             return
-        if mono_ms() < due:  # the deadline moved later since this timer was armed
+        if self._now() < due:  # the deadline moved later since this timer was armed
             self._arm_timer()
             return
         if self._expire_queued == self.version:

@@ -8,18 +8,14 @@ its result, or a `SeatError` whose ``code`` maps to an HTTP status in one place 
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.autoplay.record import InterruptedDeal
 from app.engine.result import DealResult
 from app.server.connections.connection import Connection
+from app.server.timebase import MonoMs, mono_ms
 from app.table.commands import JudgeSheet
-
-
-def mono_ms() -> int:
-    return time.monotonic_ns() // 1_000_000
 
 
 class SeatError(Exception):
@@ -62,7 +58,7 @@ class Act:
     action: dict[str, Any]
     # When the server took the frame off the socket: the wait in the table's queue is lag the server
     # measured itself, credited by the clock's lag allowance (client-reported time is never used).
-    received_ms: int = field(default_factory=mono_ms)
+    received_ms: MonoMs = field(default_factory=mono_ms)
 
 
 @dataclass(slots=True)

@@ -18,14 +18,14 @@ from app.server.context import ServerContext
 from app.server.errors import TableElsewhere
 from app.server.storage import (
     StepWrite,
+    TableStore,
     charge_after_crash,
     clock_record,
     forget_heartbeats,
     read_heartbeats,
 )
-from app.server.storage.reading import read_table
 from app.server.tables.actor import TableActor
-from app.server.tables.commands import mono_ms
+from app.server.tables.robot import OffLoopRobot
 from app.server.tables.robot_seats import attach_robots
 from app.table import LIVE, TableStatus
 
@@ -52,19 +52,22 @@ async def place_table(ctx: ServerContext, table_id: int) -> None:
 
 async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
     """Rebuild a table from its rows (`app.server.storage.reading`), resume its clock and start its task."""
-    stored = await read_table(ctx.sessions, table_id)
+    store = TableStore(ctx.writer, ctx.sessions)
+    stored = await store.read(table_id)
     if stored is None:
         return None
     if table_id in ctx.tables:  # loaded concurrently meanwhile
         return ctx.tables[table_id]
     actor = TableActor(
-        ctx,
+        store,
         stored.table_id,
         stored.seats,
         stored.conventions,
         first_dealer=stored.first_dealer,
-        status=stored.status,
-        version=stored.version,
+        now=ctx.writer.time.mono,
+        robot=OffLoopRobot(ctx.solver_executor, ctx.settings),
+        queue_limit=ctx.settings.table_queue_limit,
+        on_idle=lambda idle: _unload(ctx, idle),
     )
     actor.restore(stored)
     game = actor.game
@@ -72,10 +75,11 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
         # A restart: the downtime is not charged to anyone (RULES §8.1: the clock runs only while the
         # table waits for a player, and a dead server waits for nobody).
         thought = charge_after_crash(stored.clock_json, ctx.heartbeats)
-        clock = game.clock.resume_after_crash(mono_ms(), thought)
+        now = ctx.writer.time.mono()
+        clock = game.clock.resume_after_crash(now, thought)
         actor.game = replace(game, clock=clock)
-        if stored.status == TableStatus.PLAYING.value:
-            record = clock_record(clock, ctx.writer.boot, mono_ms())
+        if stored.status is TableStatus.PLAYING:
+            record = clock_record(clock, ctx.writer.boot, now, ctx.writer.time.wall())
             await ctx.writer.commit(table_id, None, StepWrite(table={"clock": record}))
             if table_id in ctx.tables:
                 return ctx.tables[table_id]
@@ -84,6 +88,13 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
     if stored.status in LIVE:
         attach_robots(ctx, actor)
     return actor
+
+
+def _unload(ctx: ServerContext, actor: TableActor) -> None:
+    """A finished table nobody watches leaves memory; it reloads on the next connection."""
+    if ctx.tables.get(actor.table_id) is actor:
+        del ctx.tables[actor.table_id]
+        actor.unload()
 
 
 async def recover_all(ctx: ServerContext) -> int:
@@ -131,8 +142,8 @@ async def shutdown_all(ctx: ServerContext) -> None:
     frozen: list[tuple[int, StepWrite]] = []
     for actor in actors:
         game = actor.game
-        if game is not None and actor.status == "playing":
-            clock = game.clock.freeze(mono_ms())
+        if game is not None and game.status is TableStatus.PLAYING:
+            clock = game.clock.freeze(ctx.writer.time.mono())
             frozen.append((actor.table_id, StepWrite(table={"clock": clock.to_json()})))
     results = await asyncio.gather(
         *(ctx.writer.commit(table_id, None, write) for table_id, write in frozen), return_exceptions=True

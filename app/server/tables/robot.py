@@ -19,6 +19,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from app.engine.cards import Card
@@ -111,3 +112,15 @@ async def run_off_loop(executor: Executor, work: Callable[[], _T], robot: Guarde
     finally:
         if robot is not None:
             robot.disarm()
+
+
+@dataclass(frozen=True, slots=True)
+class OffLoopRobot:
+    """The solver robot for a table step that needs it, run off the event loop in ``executor``."""
+
+    executor: Executor
+    settings: Settings
+
+    async def run(self, work: Callable[[GuardedRobot], _T]) -> _T:
+        robot = solver_robot(self.settings)
+        return await run_off_loop(self.executor, lambda: work(robot), robot)

@@ -160,9 +160,9 @@ def _seed(table_id: int, seat: int | None, actions: int) -> int:
 def attach_robots(ctx: ServerContext, actor: Any) -> None:
     """Give every robot seat of ``actor`` its player (at the table's start or after a reload)."""
     present = {c.user_id for c in actor.connections if isinstance(c, RobotPlayer)}
-    for seat, name in enumerate(actor.seat_names):
+    for seat, name in enumerate(actor.seating.names):
         level = robot_level(name)
-        user_id = actor.seat_users[seat]
+        user_id = actor.seating.users[seat]
         if level is None or user_id is None or user_id in present:
             continue
         player = RobotPlayer(ctx, actor, user_id, name, level)

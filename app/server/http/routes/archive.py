@@ -23,9 +23,9 @@ from app.engine import shuffle_action
 from app.server.errors import ApiError
 from app.server.http.deps import MAX_ID, AdminUser, ContextDep, Id, SessionDep
 from app.server.http.routes.history import AwardIn, award_request
-from app.server.tables.commands import mono_ms
 from app.server.tables.registry import get_actor
 from app.server.tables.robot import run_off_loop
+from app.server.timebase import mono_ms
 from app.table import AwardDeal, ServerMoves, TableRefused, step
 
 router = APIRouter(prefix="/api/admin/archive", tags=["admin"])

@@ -330,7 +330,7 @@ async def seat_robot(table_id: Id, body: RobotIn, user: Caller, ctx: ContextDep)
     _require_operator(user)
     await _check_room_operator(ctx, table_id, user, "seats robots")
     actor = await _live_actor(ctx, table_id)
-    free = [s for s, u in enumerate(actor.seat_users) if u is None]
+    free = [s for s, u in enumerate(actor.seating.users) if u is None]
     seat = body.seat if body.seat is not None else (free[0] if free else None)
     if seat is None:
         raise ApiError(409, "table_full", "no free seat")

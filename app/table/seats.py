@@ -1,0 +1,113 @@
+"""Who sits where, and what each seat's client last had applied: the table's seat rules as one value.
+
+`Seating` decides; the server's table actor only carries its answers. Seats are taken only while the
+table waits for players and left only then: once the game has started a seat is left only by the end of
+the pulya (RULES §7.7). A client numbers its actions; an action under the seat's last applied number is
+a retry (acknowledged again, applied once) if it is the same action, and refused if it is another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from app.engine import EngineError, action_from_json
+from app.table.errors import TableRefused
+
+
+def _replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def normalised_action(data: dict[str, Any], seat: int) -> dict[str, Any] | None:
+    """A client's action as the server stores it (None: not an action at all)."""
+    try:
+        return action_from_json({"seat": seat, **data}).to_json()
+    except (EngineError, ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Seating:
+    """Each seat's user and name (None: free), the last client seq applied for it, and the action applied
+    under that seq (None: not known, e.g. refused as too late)."""
+
+    users: tuple[int | None, ...]
+    names: tuple[str | None, ...]
+    last_seq: tuple[int, ...]
+    last_action: tuple[dict[str, Any] | None, ...]
+
+    @staticmethod
+    def empty(seats: int) -> Seating:
+        return Seating((None,) * seats, (None,) * seats, (0,) * seats, (None,) * seats)
+
+    @property
+    def full(self) -> bool:
+        return all(user is not None for user in self.users)
+
+    def seat_of(self, user_id: int) -> int | None:
+        for seat, user in enumerate(self.users):
+            if user == user_id:
+                return seat
+        return None
+
+    def sit(self, user_id: int, name: str, wanted: int | None, *, started: bool) -> tuple[int, Seating]:
+        """The seat ``user_id`` takes (``wanted``, or the first free one) and the seating after it."""
+        if started:
+            raise TableRefused("game_started", "the game at this table has started; seats are fixed")
+        if self.seat_of(user_id) is not None:
+            raise TableRefused("already_seated", "you already sit at this table")
+        free = [s for s, user in enumerate(self.users) if user is None]
+        if wanted is None:
+            if not free:
+                raise TableRefused("table_full", "no free seat")
+            seat = free[0]
+        elif not 0 <= wanted < len(self.users):
+            raise TableRefused("bad_seat", f"seat must be 0..{len(self.users) - 1}")
+        elif wanted not in free:
+            raise TableRefused("seat_taken", f"seat {wanted} is taken")
+        else:
+            seat = wanted
+        return seat, Seating(
+            _replaced(self.users, seat, user_id),
+            _replaced(self.names, seat, name),
+            _replaced(self.last_seq, seat, 0),
+            _replaced(self.last_action, seat, None),
+        )
+
+    def leave(self, user_id: int, *, started: bool) -> tuple[int, Seating]:
+        """The seat ``user_id`` leaves and the seating after it (RULES §7.7: not once the game started)."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            raise TableRefused("not_seated", "you do not sit at this table")
+        if started:
+            raise TableRefused(
+                "game_started",
+                "the game has started: a seat is left only by the end of the pulya (RULES §7.7)",
+            )
+        return seat, replace(
+            self, users=_replaced(self.users, seat, None), names=_replaced(self.names, seat, None)
+        )
+
+    def numbered(self, seat: int | None, seq: int, data: dict[str, Any]) -> Literal["new", "retry"]:
+        """Whether a client's action numbered ``seq`` is new or a retry of the one last applied for its seat
+        (refused: a spectator's action, a seq below the last, the last seq reused for another action)."""
+        if seat is None:
+            raise TableRefused("not_seated", "spectators cannot act")
+        last = self.last_seq[seat]
+        if seq == last:
+            applied = self.last_action[seat]
+            if applied is not None and normalised_action(data, seat) != applied:
+                raise TableRefused("seq_reused", f"seq {seq} was applied to another action; use a new seq")
+            return "retry"
+        if seq < last:
+            raise TableRefused("stale_seq", f"seq {seq} is not above the last applied {last}")
+        return "new"
+
+    def applied(self, seat: int, seq: int, action: dict[str, Any] | None) -> Seating:
+        """The seating once ``seq`` was applied for ``seat`` (``action``: None when it was too late)."""
+        return replace(
+            self,
+            last_seq=_replaced(self.last_seq, seat, seq),
+            last_action=_replaced(self.last_action, seat, action),
+        )
