@@ -204,7 +204,7 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
         assert await click_enabled(page, f'[data-action="{answer}"]')
         return answer
     if phase == "discard":
-        hand = page.locator(f'[data-hand-seat="{player.seat}"] button[data-card]:not([disabled])')
+        hand = page.locator(f'[data-hand-seat="{player.seat}"] button[data-card]:not([aria-disabled=true])')
         assert await hand.count() == 12
         await hand.nth(0).click()
         await hand.nth(1).click()
@@ -227,7 +227,7 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
         assert await click_enabled(page, '[data-play="open"]')
         return "open"
     if phase == "play":
-        cards = page.locator("[data-hand-seat] button[data-card]:not([disabled])")
+        cards = page.locator("[data-hand-seat] button[data-card]:not([aria-disabled=true])")
         try:
             # The cards enable once the page may send: its socket online and its last command acknowledged
             # (on a loaded CI machine that can come a moment after the turn is shown).

@@ -72,9 +72,18 @@ async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
         # Only the legal bids are enabled (RULES §2: no jumps, so 6♠ and 6♠ without talon open the ladder);
         # the no-talon ladder unfolds on demand and stays unfolded across re-renders.
         await page.wait_for_selector(f'[data-seat="{seat}"][data-turn="true"]')
-        assert await page.locator('[data-bid="6s"]:not([disabled])').count() == 1
-        assert await page.locator('[data-bid="7s"][disabled]').count() == 1
-        assert await page.locator('[data-bid="hold"][disabled]').count() == 1
+        # Another player's page: its own cards stay reachable by keyboard while inert; the card it focuses
+        # and the live region saying whose turn it is must be the same nodes after the frames that follow.
+        watcher = players[(seat + 1) % 3]
+        await watcher.page.focus(f'[data-hand-seat="{watcher.seat}"] button[data-card]')
+        inert = await watcher.page.evaluate(
+            """() => { window.kept = {card: document.activeElement, turn: document.querySelector('.turn-of')};
+                       return window.kept.card.getAttribute('aria-disabled'); }"""
+        )
+        assert inert == "true"
+        assert await page.locator('[data-bid="6s"]:not([aria-disabled=true])').count() == 1
+        assert await page.locator('[data-bid="7s"][aria-disabled=true]').count() == 1
+        assert await page.locator('[data-bid="hold"][aria-disabled=true]').count() == 1
         # The title flashes for the seat to act only; every control has an accessible name.
         assert (await page.title()).startswith("●")
         assert not (await players[(seat + 1) % 3].page.title()).startswith("●")
@@ -85,14 +94,14 @@ async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
         )
         assert not unnamed, unnamed
         await page.click('[data-action="no-talon"]')
-        assert await page.locator('[data-bid="6s-nt"]:not([disabled])').is_visible()
-        assert await page.locator('[data-bid="7s-nt"][disabled]').count() == 1
+        assert await page.locator('[data-bid="6s-nt"]:not([aria-disabled=true])').is_visible()
+        assert await page.locator('[data-bid="7s-nt"][aria-disabled=true]').count() == 1
         await page.evaluate("() => window.preferans.dropSocket()")
         await page.wait_for_selector('[data-banner="reconnecting"]', timeout=5000)
         # While the banner shows, nothing can be clicked (one read of the DOM: the page may be back already).
         banner, enabled = await page.evaluate(
             """() => [!!document.querySelector('[data-banner="reconnecting"]'),
-                     document.querySelectorAll('button:not([disabled])[data-bid]').length]"""
+                     document.querySelectorAll('button:not([aria-disabled=true])[data-bid]').length]"""
         )
         assert not (banner and enabled), "controls stayed enabled while offline"
         await page.screenshot(path=str(artifacts / "reconnecting.png"))
@@ -104,6 +113,14 @@ async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
         after = await observer.wait(lambda s: s["v"] > state["v"])
         auction = after["view"]["deal"]["auction"]
         assert auction == [[seat, None]]
+        await watcher.wait_version(after["v"])
+        kept = await watcher.page.evaluate(
+            """() => [document.activeElement === window.kept.card, window.kept.card.isConnected,
+                      document.querySelector('.turn-of') === window.kept.turn,
+                      window.kept.turn.textContent]"""
+        )
+        assert kept[:3] == [True, True, True], kept
+        assert kept[3], "the turn's live region lost its text"
 
         # A reload puts the next player back at the table where the game stands, and it plays on.
         nxt = players[after["view"]["to_act"]]
@@ -118,7 +135,7 @@ async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
         # A click whose socket dies right after sending: applied once or not at all, never twice.
         third = players[again["view"]["to_act"]]
         await third.page.evaluate(
-            """() => { document.querySelector('[data-bid="pass"]:not([disabled])').click();
+            """() => { document.querySelector('[data-bid="pass"]:not([aria-disabled=true])').click();
                        window.preferans.dropSocket(); }"""
         )
         await third.page.wait_for_selector('[data-table][data-connection="online"]', timeout=10000)

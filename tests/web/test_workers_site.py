@@ -52,7 +52,7 @@ async def test_pages_reach_each_tables_worker_and_play(
             seat = state["view"]["to_act"]
             page = players[seat].page
             await page.wait_for_selector(f'[data-seat="{seat}"][data-turn="true"]')
-            await page.click('[data-bid="6s"]:not([disabled])')
+            await page.click('[data-bid="6s"]:not([aria-disabled=true])')
             after = await observer.wait(lambda s, v=state["v"]: s["v"] > v)
             for player in players:
                 await player.wait_version(after["v"])

@@ -1,6 +1,6 @@
 /** The site's entry: hash routes to page modules, the header (navigation, language switch). */
 import { session, signOut } from "./api.js";
-import { h } from "./dom.js";
+import { draw, h } from "./dom.js";
 import { t, setLang, lang, onLangChange } from "./i18n.js";
 
 /**
@@ -37,7 +37,7 @@ async function route() {
   const params = (hash.match(found[0]) ?? []).slice(1);
   const module = await found[1]();
   if (unmount) unmount();
-  root.replaceChildren();
+  draw(null, root);
   renderNav();
   unmount = module.mount(root, params);
 }
@@ -45,8 +45,8 @@ async function route() {
 function renderNav() {
   const nav = /** @type {HTMLElement} */ (document.getElementById("nav"));
   const user = session();
-  nav.replaceChildren(
-    ...(user
+  draw(
+    user
       ? [
           h("a", { href: "#/lobby" }, t("lobby")),
           h("a", { href: "#/games" }, t("my_games")),
@@ -54,8 +54,9 @@ function renderNav() {
           user.role === "admin" ? h("a", { href: "#/admin", "data-nav": "admin" }, t("nav_admin")) : null,
           h("span", { class: "whoami", "data-user": user.name }, user.name),
           h("button", { type: "button", "data-action": "logout", onclick: async () => { await signOut(); location.hash = "#/login"; } }, t("logout")),
-        ].filter((item) => item !== null)
-      : []),
+        ]
+      : null,
+    nav,
   );
   for (const button of document.querySelectorAll("[data-lang]")) {
     button.setAttribute("aria-pressed", String(button.getAttribute("data-lang") === lang()));

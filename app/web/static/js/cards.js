@@ -1,6 +1,8 @@
 /** Cards in the engine's notation ("sA": suit letter s c d h, rank 7 8 9 T J Q K A), drawn as SVG. */
-import { h, svg } from "./dom.js";
+import { h } from "./dom.js";
 import { t } from "./i18n.js";
+
+/** @typedef {import("./dom.js").VNode} VNode */
 
 export const SUIT_SYMBOL = /** @type {Record<string, string>} */ ({ s: "♠", c: "♣", d: "♦", h: "♥", n: "БК" });
 const RANKS = "789TJQKA";
@@ -49,50 +51,59 @@ function face(card) {
   const colour = isRed(card) ? "#c0182a" : "#111";
   const rank = rankText(rankOf(card));
   const suit = SUIT_SYMBOL[suitOf(card)];
-  return svg(
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 60 84" class="face" aria-hidden="true">` +
-      `<rect x="1" y="1" width="58" height="82" rx="6" fill="#fff" stroke="#888"/>` +
-      `<text x="6" y="20" font-size="17" font-weight="700" fill="${colour}">${rank}</text>` +
-      `<text x="6" y="37" font-size="16" fill="${colour}">${suit}</text>` +
-      `<text x="34" y="68" font-size="30" text-anchor="middle" fill="${colour}">${suit}</text>` +
-      `</svg>`,
+  return h(
+    "svg",
+    { xmlns: "http://www.w3.org/2000/svg", viewBox: "0 0 60 84", class: "face", "aria-hidden": "true" },
+    h("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#fff", stroke: "#888" }),
+    h("text", { x: 6, y: 20, "font-size": 17, "font-weight": 700, fill: colour }, rank),
+    h("text", { x: 6, y: 37, "font-size": 16, fill: colour }, suit),
+    h("text", { x: 34, y: 68, "font-size": 30, "text-anchor": "middle", fill: colour }, suit),
   );
 }
 
 /**
- * A card element: a `button` when it can be clicked, else a plain figure. Always `data-card`.
+ * A card: a `button` when it can be pressed or must stay reachable by keyboard (`inactive`: shown as
+ * unusable with `aria-disabled`, its press ignored), else a plain figure. A card of the deal in progress
+ * carries `data-card`; one of a finished deal's reveal (`past`) carries `data-past-card` instead, so "the
+ * cards this page shows now" stays exactly the `[data-card]` elements.
  * @param {string} card
- * @param {{onClick?: () => void, disabled?: boolean, selected?: boolean, owner?: string}} [options]
- * @returns {HTMLElement}
+ * @param {{onClick?: () => void, inactive?: boolean, selected?: boolean, owner?: string, past?: boolean}} [options]
+ * @returns {VNode}
  */
 export function cardElement(card, options = {}) {
   const label = cardLabel(card) + (options.owner ? ` — ${options.owner}` : "");
-  if (options.onClick || options.disabled) {
-    const button = h(
+  const hook = options.past ? { "data-past-card": card } : { "data-card": card };
+  if (options.onClick || options.inactive) {
+    const inactive = options.inactive || !options.onClick;
+    const press = options.onClick;
+    return h(
       "button",
       {
+        key: card,
         type: "button",
         class: `card${options.selected ? " selected" : ""}`,
-        "data-card": card,
+        ...hook,
         "aria-label": label,
         "aria-pressed": options.selected === undefined ? undefined : String(options.selected),
-        disabled: options.disabled || !options.onClick,
-        onclick: options.onClick,
+        "aria-disabled": inactive ? "true" : undefined,
+        onclick: inactive || !press ? undefined : () => press(),
       },
       face(card),
     );
-    return button;
   }
-  return h("span", { class: "card", role: "img", "data-card": card, "aria-label": label }, face(card));
+  return h("span", { key: card, class: "card", role: "img", ...hook, "aria-label": label }, face(card));
 }
 
-/** A face-down card (an opponent's hidden hand). */
-export function cardBack() {
+/** A face-down card (an opponent's hidden hand). @param {number} index its place in the row */
+export function cardBack(index) {
   return h(
     "span",
-    { class: "card back", "aria-hidden": "true" },
-    svg(
-      `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 60 84" class="face"><rect x="1" y="1" width="58" height="82" rx="6" fill="#2c4f8a" stroke="#15305c"/><path d="M8 8h44v68H8z" fill="none" stroke="#9bb4dd" stroke-dasharray="3 3"/></svg>`,
+    { key: index, class: "card back", "aria-hidden": "true" },
+    h(
+      "svg",
+      { xmlns: "http://www.w3.org/2000/svg", viewBox: "0 0 60 84", class: "face" },
+      h("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#2c4f8a", stroke: "#15305c" }),
+      h("path", { d: "M8 8h44v68H8z", fill: "none", stroke: "#9bb4dd", "stroke-dasharray": "3 3" }),
     ),
   );
 }

@@ -5,11 +5,15 @@
  * seat's clock runs. Only the running seat is counted down: deal time first, then the reserve (shown in
  * red once it is being used). The page never decides a timeout: at zero it shows zero and waits.
  */
-import { h } from "./dom.js";
+import { h, useEffect, useState } from "./dom.js";
 import { t } from "./i18n.js";
 
 /** @typedef {{deal_ms: number, reserve_ms: number, out: boolean}} SeatTime */
 /** @typedef {{running: number | null, frozen: boolean, seats: SeatTime[]}} ClockJson */
+/** @template P @typedef {import("./dom.js").FunctionComponent<P>} FunctionComponent */
+
+// A tenth of a second: the shown figure is whole seconds, and the tests read the milliseconds.
+const TICK_MS = 100;
 
 /** @param {number} ms */
 export function formatMs(ms) {
@@ -28,22 +32,6 @@ export class Clocks {
     this.previous = [];
     /** @type {Map<number, {text: string, until: number}>} */
     this.notes = new Map();
-    /** @type {ReturnType<typeof setInterval> | undefined} */
-    this.timer = undefined;
-    /** @type {ParentNode | null} */
-    this.root = null;
-  }
-
-  /** @param {ParentNode} root where the `[data-clock-seat]` elements live */
-  attach(root) {
-    this.root = root;
-    clearInterval(this.timer);
-    this.timer = setInterval(() => this.paint(), 100);
-  }
-
-  detach() {
-    clearInterval(this.timer);
-    this.root = null;
   }
 
   /** A new server figure. @param {ClockJson | null} clock @param {number} receivedAt performance.now() */
@@ -61,7 +49,6 @@ export class Clocks {
     }
     this.clock = clock;
     this.at = receivedAt;
-    this.paint();
   }
 
   /** The seat's time left now. @param {number} seat @returns {{deal: number, reserve: number, running: boolean, out: boolean}} */
@@ -77,34 +64,44 @@ export class Clocks {
     return { deal, reserve, running, out: base.out };
   }
 
-  paint() {
-    if (!this.root) return;
-    for (const el of this.root.querySelectorAll("[data-clock-seat]")) {
-      const seat = Number(el.getAttribute("data-clock-seat"));
-      const left = this.left(seat);
-      el.setAttribute("data-deal-ms", String(Math.round(left.deal)));
-      el.setAttribute("data-reserve-ms", String(Math.round(left.reserve)));
-      el.classList.toggle("running", left.running);
-      el.classList.toggle("in-reserve", left.running && left.deal <= 0);
-      el.classList.toggle("out", left.out);
-      const deal = el.querySelector(".deal");
-      const reserve = el.querySelector(".reserve");
-      if (deal) deal.textContent = formatMs(left.deal);
-      if (reserve) reserve.textContent = formatMs(left.reserve);
-      const note = this.notes.get(seat);
-      const noteEl = el.querySelector(".note");
-      if (noteEl) noteEl.textContent = note && note.until > performance.now() ? note.text : "";
-    }
+  /** The note under the seat's clock now ("+30 s"), or "". @param {number} seat */
+  note(seat) {
+    const note = this.notes.get(seat);
+    return note && note.until > performance.now() ? note.text : "";
   }
 }
 
-/** The element of one seat's clock (filled by `Clocks.paint`). @param {number} seat @param {string} name */
-export function clockElement(seat, name) {
+/**
+ * One seat's clock, redrawn every tick from the page's `Clocks` (only its own node changes; the note is a
+ * live region that stays in place, so a bonus is announced once).
+ * @type {FunctionComponent<{clocks: Clocks, seat: number, name: string}>}
+ */
+function Clock({ clocks, seat, name }) {
+  const [, setNow] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(performance.now()), TICK_MS);
+    return () => clearInterval(timer);
+  }, []);
+  const left = clocks.left(seat);
+  const inReserve = left.running && left.deal <= 0;
+  const cls = `clock${left.running ? " running" : ""}${inReserve ? " in-reserve" : ""}${left.out ? " out" : ""}`;
   return h(
     "div",
-    { class: "clock", "data-clock-seat": seat, role: "timer", "aria-label": t("clock_of", { name }) },
-    h("span", { class: "deal", title: t("time_deal"), "aria-label": t("time_deal") }, "0:00"),
-    h("span", { class: "reserve", title: t("time_reserve"), "aria-label": t("time_reserve") }, "0:00"),
-    h("span", { class: "note", "aria-live": "polite" }),
+    {
+      class: cls,
+      "data-clock-seat": seat,
+      "data-deal-ms": Math.round(left.deal),
+      "data-reserve-ms": Math.round(left.reserve),
+      role: "timer",
+      "aria-label": t("clock_of", { name }),
+    },
+    h("span", { class: "deal", title: t("time_deal"), "aria-label": t("time_deal") }, formatMs(left.deal)),
+    h("span", { class: "reserve", title: t("time_reserve"), "aria-label": t("time_reserve") }, formatMs(left.reserve)),
+    h("span", { class: "note", "aria-live": "polite" }, clocks.note(seat)),
   );
+}
+
+/** The element of one seat's clock. @param {Clocks} clocks @param {number} seat @param {string} name */
+export function clockElement(clocks, seat, name) {
+  return h(Clock, { clocks, seat, name });
 }

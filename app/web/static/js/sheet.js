@@ -4,7 +4,7 @@
  * ("0.4.8"); the pool size sits in the centre. Every figure names the deal that wrote it (hover: the
  * SVG title; tap: the caption under the sheet).
  */
-import { esc, h, svg } from "./dom.js";
+import { h, useState } from "./dom.js";
 import { t } from "./i18n.js";
 
 /**
@@ -13,7 +13,9 @@ import { t } from "./i18n.js";
  * @typedef {{seats: number, pools: number[], mountains: number[], whists: number[][], finished: boolean,
  *   conventions: {pool_size: number}, history: HistoryLine[]}} Sheet
  * @typedef {{figure: number, deal: number}} Entry
+ * @typedef {import("./dom.js").VNode} VNode
  */
+/** @template P @typedef {import("./dom.js").FunctionComponent<P>} FunctionComponent */
 
 const SIZE = 400;
 const C = SIZE / 2;
@@ -67,34 +69,41 @@ function onSquare(/** @type {number} */ a, /** @type {number} */ r) {
 /** Text that follows a sector's side of the square, with its history per figure. */
 function figures(/** @type {Entry[]} */ entries, /** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ rotate, /** @type {Sheet} */ sheet, /** @type {string} */ cls) {
   const parts = entries.length
-    ? entries.map((e, i) => {
+    ? entries.flatMap((e, i) => {
         const line = sheet.history[e.deal];
         const title = t("written_by", { n: e.deal + 1, text: line?.summary ?? "" });
-        return `${i ? "." : ""}<tspan data-history="${e.deal}" tabindex="0"><title>${esc(title)}</title>${e.figure}</tspan>`;
+        const figure = h("tspan", { key: i, "data-history": e.deal, tabindex: 0 }, h("title", {}, title), e.figure);
+        return i ? [".", figure] : [figure];
       })
     : ["0"];
-  return `<text class="${cls}" x="${x.toFixed(1)}" y="${y.toFixed(1)}" text-anchor="middle" dominant-baseline="middle" transform="rotate(${rotate} ${x.toFixed(1)} ${y.toFixed(1)})">${parts.join("")}</text>`;
+  return h("text", { class: cls, ...along(x, y, rotate) }, ...parts);
+}
+
+/** Centred text at (x, y), turned to run along its side. */
+function along(/** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ rotate) {
+  const [fx, fy] = [x.toFixed(1), y.toFixed(1)];
+  return { x: fx, y: fy, "text-anchor": "middle", "dominant-baseline": "middle", transform: `rotate(${rotate} ${fx} ${fy})` };
 }
 
 /**
- * The sheet as an SVG element (with its data hooks), and a caption for tapped figures.
- * @param {Sheet} sheet
- * @param {string[]} names seat names
- * @param {{mini?: boolean}} [options]
- * @returns {HTMLElement}
+ * The sheet as SVG (with its data hooks), and a caption for tapped figures (a live region that stays in
+ * place while the sheet is redrawn: only its text changes).
+ * @type {FunctionComponent<{sheet: Sheet, names: string[], mini?: boolean}>}
  */
-export function sheetElement(sheet, names, options = {}) {
+function SheetFigure({ sheet, names, mini }) {
+  const [caption, setCaption] = useState("");
   const n = sheet.seats;
   const cols = columns(sheet);
+  /** @type {VNode[]} */
   const parts = [];
   // Paper: the nested squares and the sector lines from the centre to the edge.
-  for (const r of RINGS) parts.push(`<rect x="${C - r}" y="${C - r}" width="${2 * r}" height="${2 * r}" class="line"/>`);
+  for (const r of RINGS) parts.push(h("rect", { x: C - r, y: C - r, width: 2 * r, height: 2 * r, class: "line" }));
   for (const s of sectors(n)) {
     const [x1, y1] = onSquare(s.from, RINGS[3]);
     const [x2, y2] = onSquare(s.from, RINGS[0]);
-    parts.push(`<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" class="line"/>`);
+    parts.push(h("line", { x1, y1, x2, y2, class: "line" }));
   }
-  parts.push(`<text x="${C}" y="${C}" class="pool-size" text-anchor="middle" dominant-baseline="middle">${sheet.conventions.pool_size}</text>`);
+  parts.push(h("text", { x: C, y: C, class: "pool-size", "text-anchor": "middle", "dominant-baseline": "middle" }, sheet.conventions.pool_size));
   sectors(n).forEach((s, seat) => {
     const side = Math.abs(Math.cos((s.mid * Math.PI) / 180)) > 0.7; // left or right: text runs vertically
     const rotate = side ? (Math.cos((s.mid * Math.PI) / 180) > 0 ? -90 : 90) : 0;
@@ -103,41 +112,66 @@ export function sheetElement(sheet, names, options = {}) {
       const [x, y] = onSquare(s.mid, r);
       return side ? [x, y + shift] : [x + shift, y];
     };
-    const group = [];
     const opponents = Array.from({ length: n }, (_, j) => j).filter((j) => j !== seat);
-    const whistAttrs = opponents.map((j) => `data-whists-on-${j}="${sheet.whists[seat][j]}"`).join(" ");
-    group.push(`<g data-sheet-seat="${seat}" data-pool="${sheet.pools[seat]}" data-mountain="${sheet.mountains[seat]}" ${whistAttrs}>`);
-    group.push(`<title>${esc(names[seat] ?? "")}</title>`);
+    /** @type {Record<string, number>} */
+    const whistAttrs = {};
+    for (const j of opponents) whistAttrs[`data-whists-on-${j}`] = sheet.whists[seat][j];
     const width = 2 * RINGS[1] * 0.8;
-    opponents.forEach((j, k) => {
+    const whists = opponents.map((j, k) => {
       const shift = (k - (opponents.length - 1) / 2) * (width / opponents.length);
       const [lx, ly] = at(RINGS[0] - 12, shift);
       const [fx, fy] = at((RINGS[0] + RINGS[1]) / 2 - 4, shift);
-      group.push(`<g class="whists" data-whists-on="${j}"><text class="on" x="${lx}" y="${ly}" text-anchor="middle" dominant-baseline="middle" transform="rotate(${rotate} ${lx} ${ly})">${esc(t("whists_on", { name: names[j] ?? String(j) }))}</text>`);
-      group.push(figures(cols.whists[seat][j], fx, fy, rotate, sheet, "figure"));
-      group.push("</g>");
+      return h(
+        "g",
+        { class: "whists", "data-whists-on": j },
+        h("text", { class: "on", ...along(lx, ly, rotate) }, t("whists_on", { name: names[j] ?? String(j) })),
+        figures(cols.whists[seat][j], fx, fy, rotate, sheet, "figure"),
+      );
     });
     const [px, py] = at((RINGS[1] + RINGS[2]) / 2);
-    group.push(figures(cols.pool[seat], px, py, rotate, sheet, "figure pool"));
     const [mx, my] = at((RINGS[2] + RINGS[3]) / 2);
-    group.push(figures(cols.mountain[seat], mx, my, rotate, sheet, "figure mountain"));
     const [nx, ny] = at(RINGS[0] + 12);
-    group.push(`<text class="seat-name" x="${nx}" y="${ny}" text-anchor="middle" dominant-baseline="middle" transform="rotate(${rotate} ${nx} ${ny})">${esc(names[seat] ?? "")}</text>`);
-    group.push("</g>");
-    parts.push(group.join(""));
+    parts.push(
+      h(
+        "g",
+        { "data-sheet-seat": seat, "data-pool": sheet.pools[seat], "data-mountain": sheet.mountains[seat], ...whistAttrs },
+        h("title", {}, names[seat] ?? ""),
+        ...whists,
+        figures(cols.pool[seat], px, py, rotate, sheet, "figure pool"),
+        figures(cols.mountain[seat], mx, my, rotate, sheet, "figure mountain"),
+        h("text", { class: "seat-name", ...along(nx, ny, rotate) }, names[seat] ?? ""),
+      ),
+    );
   });
   const label = `${t("sheet")}: ` + names.map((name, i) => `${name} ${t("pool")} ${sheet.pools[i]}, ${t("mountain")} ${sheet.mountains[i]}`).join("; ");
-  const drawing = svg(
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="-22 -22 ${SIZE + 44} ${SIZE + 44}" class="sheet-svg" role="img" aria-label="${esc(label)}">${parts.join("")}</svg>`,
-  );
-  const caption = h("p", { class: "sheet-caption", "aria-live": "polite" });
-  drawing.addEventListener("click", (event) => {
+  /** @param {Event} event */
+  const tapped = (event) => {
     const span = /** @type {Element} */ (event.target).closest("[data-history]");
     if (!span) return;
     const deal = Number(span.getAttribute("data-history"));
-    caption.textContent = t("written_by", { n: deal + 1, text: sheet.history[deal]?.summary ?? "" });
-  });
-  return h("figure", { class: options.mini ? "sheet mini" : "sheet", "data-sheet": "" }, drawing, caption);
+    setCaption(t("written_by", { n: deal + 1, text: sheet.history[deal]?.summary ?? "" }));
+  };
+  return h(
+    "figure",
+    { class: mini ? "sheet mini" : "sheet", "data-sheet": "" },
+    h(
+      "svg",
+      { xmlns: "http://www.w3.org/2000/svg", viewBox: `-22 -22 ${SIZE + 44} ${SIZE + 44}`, class: "sheet-svg", role: "img", "aria-label": label, onclick: tapped },
+      ...parts,
+    ),
+    h("p", { class: "sheet-caption", "aria-live": "polite" }, caption),
+  );
+}
+
+/**
+ * The pulya sheet of a game.
+ * @param {Sheet} sheet
+ * @param {string[]} names seat names
+ * @param {{mini?: boolean}} [options]
+ * @returns {VNode}
+ */
+export function sheetElement(sheet, names, options = {}) {
+  return h(SheetFigure, { sheet, names, mini: options.mini });
 }
 
 /**

@@ -8,15 +8,23 @@
  */
 
 /**
- * @typedef {{seat: number, user: string | null, connected: boolean}} SeatInfo
+ * @typedef {import("./protocol").SeatInfo} SeatInfo
+ * @typedef {import("./protocol").EventFrame} EventFrame
+ * @typedef {import("./protocol").ServerMessage} ServerMessage
+ * @typedef {import("./protocol").SnapshotMessage} SnapshotMessage
+ * @typedef {import("./protocol").UpdateMessage} UpdateMessage
+ * @typedef {import("./protocol").GameOutcome} GameOutcome
+ * The table as the page knows it: the last snapshot with every later update applied. The engine's JSON
+ * the protocol carries as open objects (view, clock, legal actions, sheet) the panels read with their own
+ * JSDoc types.
  * @typedef {{
- *   table: number, v: number, actions: number, status: string, seat: number | null, seats: SeatInfo[],
- *   view: any, clock: any, legal: any[], sheet: any, outcome: any, events: any[],
+ *   table: number, v: number, actions?: number, status: string, seat: number | null, seats: SeatInfo[],
+ *   view: any, clock: any, legal: any[], sheet: any, outcome?: GameOutcome | null, events: EventFrame[],
  *   receivedAt: number
  * }} TableState
  * @typedef {"connecting" | "online" | "reconnecting" | "closed"} Link
  * @typedef {{
- *   onState: (state: TableState, frame: any) => void,
+ *   onState: (state: TableState, frame: ServerMessage) => void,
  *   onLink: (link: Link) => void,
  *   onRefused: (code: string, message: string) => void,
  *   onFatal: (code: string, message: string) => void,
@@ -141,16 +149,17 @@ export class TableSocket {
     this.retry = setTimeout(() => this.open(), delay * (0.75 + Math.random() / 2));
   }
 
-  /** @param {any} frame */
+  /** @param {ServerMessage} frame */
   receive(frame) {
     switch (frame.type) {
       case "snapshot": {
         this.attempt = 0;
         this.seq = Math.max(this.seq, frame.last_seq ?? 0);
         this.pending = null;
-        this.state = { ...frame, events: [], receivedAt: performance.now() };
+        const state = { ...frame, events: [], receivedAt: performance.now() };
+        this.state = state;
         this.setLink("online");
-        this.handlers.onState(/** @type {TableState} */ (this.state), frame);
+        this.handlers.onState(state, frame);
         break;
       }
       case "update": {
@@ -160,7 +169,7 @@ export class TableSocket {
           this.ws?.send(JSON.stringify({ type: "resync", v: state?.v ?? null }));
           return;
         }
-        this.state = {
+        const next = {
           ...state,
           ...frame,
           sheet: frame.sheet ?? state.sheet,
@@ -168,13 +177,15 @@ export class TableSocket {
           seats: state.seats,
           receivedAt: performance.now(),
         };
-        this.handlers.onState(this.state, frame);
+        this.state = next;
+        this.handlers.onState(next, frame);
         break;
       }
       case "presence":
         if (this.state) {
-          this.state = { ...this.state, seats: frame.seats };
-          this.handlers.onState(this.state, frame);
+          const next = { ...this.state, seats: frame.seats };
+          this.state = next;
+          this.handlers.onState(next, frame);
         }
         break;
       case "ack":

@@ -1,6 +1,6 @@
 /** The administrators' archive: interrupted deals found by filter (room, table, player, dates, status), paged. */
 import { call } from "../api.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 
 const PAGE = 20;
@@ -52,7 +52,7 @@ export function mount(root) {
         h("option", { value, selected: filters.status === value }, t(value ? `archive_status_${value}` : "archive_status_any")),
       ),
     );
-    root.replaceChildren(
+    draw(
       h(
         "section",
         { class: "admin", "data-admin-archive": "" },
@@ -105,6 +105,7 @@ export function mount(root) {
           h("button", { type: "button", disabled: !found || offset + PAGE >= found.total, onclick: () => { offset += PAGE; load(); } }, t("archive_next")),
         ),
       ),
+      root,
     );
   };
   render();

@@ -2,7 +2,7 @@
  * suggestion; the award form with the resulting sheet previewed before it is confirmed; the awards given. */
 import { call, ApiError } from "../api.js";
 import { bidText, cardElement, sortHand } from "../cards.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 
@@ -70,12 +70,12 @@ export function mount(root, params) {
   const errorOf = (field) => (errors[field] ? h("span", { class: "error", role: "alert", "data-field-error": field }, errors[field]) : null);
 
   const render = () => {
-    if (!deal) return root.replaceChildren(h("p", {}, "…"));
+    if (!deal) return draw(h("p", {}, "…"), root);
     const r = deal.record;
     const name = (/** @type {number} */ s) => deal.players[s] ?? `#${s}`;
     const cards = (/** @type {string[]} */ list) => sortHand(list).map((c) => cardElement(c));
     for (const seat of r.active) if (!(String(seat) in tricks)) tricks[String(seat)] = String(r.taken[String(seat)] ?? 0);
-    root.replaceChildren(
+    draw(
       h(
         "section",
         { class: "admin-deal", "data-admin-deal": id, "data-deal-status": deal.status },
@@ -168,6 +168,7 @@ export function mount(root, params) {
         ),
         deal.settlement ? settlementElement(deal.settlement, deal.players.map((/** @type {any} */ p) => p ?? "")) : null,
       ),
+      root,
     );
   };
   render();

@@ -1,6 +1,6 @@
 /** A game's admin page: judges' sanctions (RULES §11) written into its sheet, and their revocations. */
 import { call, ApiError } from "../api.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 import { sheetElement } from "../sheet.js";
 
@@ -78,7 +78,7 @@ export function mount(root, params) {
 
   const render = () => {
     const entry = catalogue.find((c) => c.key === form.violation);
-    root.replaceChildren(
+    draw(
       h(
         "section",
         { class: "admin-game", "data-admin-game": id },
@@ -123,6 +123,7 @@ export function mount(root, params) {
         ),
         sheet ? sheetElement(sheet, names) : null,
       ),
+      root,
     );
   };
   render();

@@ -1,7 +1,7 @@
 /** One finished game: its sheet, the settlement and every deal (result in words, hands, tricks). */
 import { call } from "../api.js";
 import { cardElement, sortHand } from "../cards.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { resultWords } from "../table/dealend.js";
@@ -14,14 +14,14 @@ export function mount(root, params) {
   /** @type {string[]} */
   let names = [];
   const render = () => {
-    if (!history) return root.replaceChildren(h("p", {}, "…"));
+    if (!history) return draw(h("p", {}, "…"), root);
     const sheet = history.sheet;
     // Each scored deal wrote one line with its result, in order (an interrupted deal may have none).
     const lines = (sheet?.history ?? []).filter((/** @type {any} */ l) => l.result);
     let next = 0;
     const lineOf = (/** @type {any} */ result) => (lines[next]?.result?.type === result?.type ? lines[next++] : null);
     const name = (/** @type {number} */ s) => names[s] ?? `#${s}`;
-    root.replaceChildren(
+    draw(
       h(
         "section",
         { class: "game", "data-game-page": id },
@@ -48,6 +48,7 @@ export function mount(root, params) {
           ),
         ),
       ),
+      root,
     );
   };
   Promise.all([call("GET", `/api/tables/${id}/history`), call("GET", `/api/tables/${id}`)]).then(([data, table]) => {

@@ -1,6 +1,6 @@
 /** "My games": the finished games of the logged-in player. */
 import { call } from "../api.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 
 /** @param {HTMLElement} root */
@@ -8,7 +8,7 @@ export function mount(root) {
   /** @type {any[] | null} */
   let games = null;
   const render = () =>
-    root.replaceChildren(
+    draw(
       h(
         "section",
         { class: "games", "data-games": "" },
@@ -28,6 +28,7 @@ export function mount(root) {
           ),
         ),
       ),
+      root,
     );
   call("GET", "/api/history").then((data) => {
     games = data;

@@ -2,7 +2,7 @@
  * server records it), then taken to the room's first waiting table with a free seat, or to the lobby. A
  * visitor who is not logged in logs in first and comes back here (app.js). */
 import { ApiError, call } from "../api.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 
 /** @param {HTMLElement} root @param {string[]} params */
@@ -11,7 +11,7 @@ export function mount(root, params) {
   let error = "";
   let code = "";
   const render = () =>
-    root.replaceChildren(
+    draw(
       h(
         "section",
         { class: "panel", "data-invite": "" },
@@ -19,6 +19,7 @@ export function mount(root, params) {
         error ? h("p", { class: "error", role: "alert", "data-invite-error": code }, error) : h("p", {}, "…"),
         error ? h("a", { class: "button", href: "#/lobby" }, t("lobby")) : null,
       ),
+      root,
     );
   render();
   call("POST", `/api/invites/${encodeURIComponent(token)}`).then(

@@ -2,12 +2,12 @@
  * A private room the user was not invited to is listed only if its operator lets others watch, marked, with
  * no seats offered (the server refuses them anyway). */
 import { call } from "../api.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 
 /**
  * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
- * @typedef {{id: number, room_id: number, seats: number, status: string, players: {seat: number, user: string | null, connected: boolean}[]}} Table
+ * @typedef {{id: number, room_id: number, seats: number, status: string, players: {seat: number, user: string | null, connected: boolean, robot?: string | null}[]}} Table
  */
 
 /** @param {HTMLElement} root */
@@ -43,7 +43,7 @@ export function mount(root) {
   function tableElement(room, table) {
     return h(
       "li",
-      { class: "table-card", "data-lobby-table": table.id, "data-status": table.status },
+      { key: table.id, class: "table-card", "data-lobby-table": table.id, "data-status": table.status },
       h("h3", {}, `${t("table")} ${table.id} · ${t("seats_n", { n: table.seats })} · `, h("span", { class: `status ${table.status}` }, t(`status_${table.status}`))),
       h(
         "ul",
@@ -65,7 +65,7 @@ export function mount(root) {
   }
 
   function render() {
-    root.replaceChildren(
+    draw(
       h(
         "section",
         { class: "lobby", "data-lobby": "" },
@@ -75,13 +75,14 @@ export function mount(root) {
         ...rooms.map(({ room, tables }) =>
           h(
             "article",
-            { class: "room", "data-room": room.id, "data-private": String(room.private), "data-may-sit": String(room.may_sit) },
+            { key: room.id, class: "room", "data-room": room.id, "data-private": String(room.private), "data-may-sit": String(room.may_sit) },
             h("h2", {}, room.name, room.private ? h("span", { class: "badge private" }, t("private")) : null),
             room.may_sit ? null : h("p", { class: "hint", "data-invite-only": room.id }, t("invite_only")),
             h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table))),
           ),
         ),
       ),
+      root,
     );
   }
 

@@ -1,19 +1,20 @@
 /** Log in or register (a new account is a player, logged in at once). */
 import { login, register, ApiError } from "../api.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 
 /** @param {HTMLElement} root */
 export function mount(root) {
   let error = "";
   const render = () => {
-    const name = h("input", { id: "login-name", name: "name", autocomplete: "username", required: true, maxlength: 64 });
-    const password = h("input", { id: "login-password", name: "password", type: "password", autocomplete: "current-password", required: true, maxlength: 256 });
     /** @param {(n: string, p: string) => Promise<unknown>} how */
     const submit = (how) => async (/** @type {Event} */ event) => {
       event.preventDefault();
+      // The fields are read as typed: a redraw keeps their nodes, so nothing mirrors them.
+      const target = /** @type {HTMLElement} */ (event.currentTarget);
+      const fields = new FormData(/** @type {HTMLFormElement} */ (target.closest("form")));
       try {
-        await how(/** @type {HTMLInputElement} */ (name).value, /** @type {HTMLInputElement} */ (password).value);
+        await how(String(fields.get("name") ?? ""), String(fields.get("password") ?? ""));
         location.hash = sessionStorage.getItem("preferans.after_login") || "#/lobby";
         sessionStorage.removeItem("preferans.after_login");
       } catch (exc) {
@@ -21,15 +22,15 @@ export function mount(root) {
         render();
       }
     };
-    root.replaceChildren(
+    draw(
       h(
         "form",
         { class: "panel login", onsubmit: submit(login), "aria-labelledby": "login-title" },
         h("h1", { id: "login-title" }, t("login_title")),
         h("label", { for: "login-name" }, t("name")),
-        name,
+        h("input", { id: "login-name", name: "name", autocomplete: "username", required: true, maxlength: 64 }),
         h("label", { for: "login-password" }, t("password")),
-        password,
+        h("input", { id: "login-password", name: "password", type: "password", autocomplete: "current-password", required: true, maxlength: 256 }),
         error ? h("p", { class: "error", role: "alert", "data-error": "" }, error) : null,
         h(
           "div",
@@ -39,6 +40,7 @@ export function mount(root) {
         ),
         h("p", { class: "hint" }, t("login_hint")),
       ),
+      root,
     );
   };
   render();

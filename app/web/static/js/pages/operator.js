@@ -3,7 +3,7 @@
  * tables, the finished games with their settlements, close the room; for a private room its invited players
  * and invite links (docs/web.md). */
 import { call, session, ApiError } from "../api.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 
 /** Convention fields offered as inputs; any other field goes in "more overrides" (JSON). */
@@ -250,7 +250,7 @@ export function mount(root) {
 
   const render = () => {
     const me = session();
-    root.replaceChildren(
+    draw(
       h(
         "section",
         { class: "operator", "data-operator": me?.name ?? "", "data-loaded": String(loaded) },
@@ -280,7 +280,7 @@ export function mount(root) {
             "div",
             { class: "field" },
             h("label", { for: "room-more" }, t("op_more")),
-            h("textarea", { id: "room-more", rows: 2, oninput: (/** @type {Event} */ e) => (form.more = /** @type {HTMLTextAreaElement} */ (e.target).value) }, form.more),
+            h("textarea", { id: "room-more", rows: 2, value: form.more, oninput: (/** @type {Event} */ e) => (form.more = /** @type {HTMLTextAreaElement} */ (e.target).value) }),
             errors.more ? h("span", { class: "error", role: "alert", "data-field-error": "more" }, errors.more) : null,
           ),
           errors.form ? h("p", { class: "error", role: "alert" }, errors.form) : null,
@@ -339,6 +339,7 @@ export function mount(root) {
           ),
         ),
       ),
+      root,
     );
   };
   render();

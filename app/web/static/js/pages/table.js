@@ -1,8 +1,12 @@
-/** The table page: one socket, the panels re-rendered from each new state, the clocks ticking between. */
+/**
+ * The table page: one socket; each new state redraws the panels by difference (dom.js), so the focused
+ * card, an unfolded ladder and the live regions keep their nodes from frame to frame; the clocks tick
+ * between frames on their own.
+ */
 import { ApiError, call, session } from "../api.js";
 import { bidText } from "../cards.js";
 import { Clocks } from "../clocks.js";
-import { h } from "../dom.js";
+import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { TableSocket } from "../socket.js";
@@ -16,6 +20,8 @@ import { whistingElement } from "../table/whisting.js";
 
 /** @typedef {import("../table/model.js").Model} Model */
 /** @typedef {import("../socket.js").TableState} TableState */
+/** @typedef {import("../protocol").SnapshotMessage} SnapshotMessage */
+/** @typedef {import("../protocol").UpdateMessage} UpdateMessage */
 
 /** @param {HTMLElement} root @param {string[]} params */
 export function mount(root, params) {
@@ -23,33 +29,37 @@ export function mount(root, params) {
   const user = session();
   if (!user) return;
   const clocks = new Clocks();
-  /** @type {Set<string>} */
-  const selected = new Set();
-  /** @type {Model["lastDeal"]} */
-  let lastDeal = null;
-  let notice = "";
-  let noticeCode = ""; // the server's code behind the notice (data-notice-code: tests and styles read it)
-  let wasMyTurn = false;
   const title = document.title;
+  /** The page's own state, beside the socket's table state: what the player chose and was told. */
+  const ui = {
+    /** @type {Set<string>} the cards chosen for the discard */
+    selected: new Set(),
+    noTalonOpen: false,
+    /** @type {Model["lastDeal"]} */
+    lastDeal: null,
+    notice: "",
+    noticeCode: "", // the server's code behind the notice (data-notice-code: tests and styles read it)
+    wasMyTurn: false,
+  };
 
   const socket = new TableSocket(tableId, {
     onState: (state, frame) => {
       if (frame.type === "update" && state.seat === null) {
         // Seated from another tab or the lobby meanwhile: a snapshot brings this connection's seat.
-        const seated = frame.events.some((/** @type {any} */ e) => e.kind === "seated" && e.data.user === user.name);
+        const seated = frame.events.some((e) => e.kind === "seated" && e.data.user === user.name);
         if (seated) socket.resync();
       }
       if (frame.type === "snapshot" || frame.type === "update") {
         noteDealEnd(state, frame);
         clocks.update(state.clock, state.receivedAt);
-        if (frame.type === "update") notice = noticeCode = "";
+        if (frame.type === "update") ui.notice = ui.noticeCode = "";
       }
       render();
     },
     onLink: () => render(),
     onRefused: (code, message) => {
-      noticeCode = code;
-      notice = code === "offline" ? t("offline_refused") : t("refused", { msg: message || code });
+      ui.noticeCode = code;
+      ui.notice = code === "offline" ? t("offline_refused") : t("refused", { msg: message || code });
       render();
     },
     onFatal: (code, message) => {
@@ -59,8 +69,8 @@ export function mount(root, params) {
         location.hash = "#/login";
         return;
       }
-      noticeCode = code;
-      notice = code === "private_room" ? t("private_room") : t("error_generic", { msg: message || code });
+      ui.noticeCode = code;
+      ui.notice = code === "private_room" ? t("private_room") : t("error_generic", { msg: message || code });
       render();
     },
   });
@@ -71,7 +81,7 @@ export function mount(root, params) {
    * Keep the finished deal's record and result: an update bundles a player's last card with the server's
    * next shuffle, so the deal's end comes as a `deal_over` event (a snapshot taken at the very end shows
    * it in its view). The sheet's line for it is the last deal line of the sheet that came with it.
-   * @param {TableState} state @param {any} frame
+   * @param {TableState} state @param {SnapshotMessage | UpdateMessage} frame
    */
   function noteDealEnd(state, frame) {
     const view = state.view;
@@ -80,17 +90,17 @@ export function mount(root, params) {
       const line = lines[lines.length - 1];
       return line && line.result.type === result.type ? line : null;
     };
-    const ends = /** @type {any[]} */ (frame.events ?? []).filter((e) => e.kind === "deal_over");
+    const ends = /** @type {any[]} */ (frame.type === "update" ? frame.events : []).filter((e) => e.kind === "deal_over");
     const end = ends[ends.length - 1];
     if (end) {
       // The view is already the next deal's unless the table stopped at this deal's end.
       const next = view && !["deal_over", "awaiting_deal", "interrupted"].includes(view.phase);
       const dealNumber = (view?.deal_number ?? 1) - (next ? 1 : 0);
-      lastDeal = { number: dealNumber, result: end.data.result, record: end.data.record, line: lineFor(end.data.result) };
-    } else if (view?.phase === "deal_over" && view.result && lastDeal?.number !== view.deal_number) {
-      lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: lineFor(view.result) };
+      ui.lastDeal = { number: dealNumber, result: end.data.result, record: end.data.record, line: lineFor(end.data.result) };
+    } else if (view?.phase === "deal_over" && view.result && ui.lastDeal?.number !== view.deal_number) {
+      ui.lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: lineFor(view.result) };
     }
-    if (view?.phase !== "discard") selected.clear(); // a selection only lives through one discard
+    if (view?.phase !== "discard") ui.selected.clear(); // a selection only lives through one discard
   }
 
   function names() {
@@ -100,52 +110,81 @@ export function mount(root, params) {
 
   function render() {
     const state = socket.state;
-    const focused = document.activeElement?.getAttribute("data-card");
-    root.replaceChildren(view(state));
-    clocks.attach(root);
-    clocks.paint();
-    if (focused) /** @type {HTMLElement | null} */ (root.querySelector(`button[data-card="${focused}"]:not([disabled])`))?.focus();
+    draw(view(state), root);
     const mine = Boolean(state && state.legal.length && state.status === "playing");
-    if (mine && !wasMyTurn) yourTurn();
-    wasMyTurn = mine;
+    if (mine && !ui.wasMyTurn) yourTurn();
+    ui.wasMyTurn = mine;
     document.title = mine ? `● ${t("your_turn")} — ${title}` : title;
   }
 
-  /** @param {TableState | null} state */
+  /**
+   * The page. Its live regions (the alert for a dropped socket or a refusal before any state, the status
+   * for a refused move, whose turn it is, the trick) stay in place and only their text changes, so a
+   * screen reader announces each change once.
+   * @param {TableState | null} state
+   */
   function view(state) {
     const banner =
-      socket.link === "reconnecting"
-        ? h("div", { class: "banner warn", role: "alert", "data-banner": "reconnecting" }, t("reconnecting"))
-        : null;
-    if (!state) {
-      const refusal = notice ? h("div", { class: "banner", role: "alert", "data-notice": "", "data-notice-code": noticeCode || undefined }, notice) : h("p", {}, "…");
-      return h("div", { class: "table-page", "data-table": tableId, "data-connection": socket.link }, banner, refusal);
-    }
-    const model = /** @type {Model} */ ({
+      socket.link === "reconnecting" ? h("div", { class: "banner warn", "data-banner": "reconnecting" }, t("reconnecting")) : null;
+    const notice = ui.notice ? h("div", { class: "banner", "data-notice": "", "data-notice-code": ui.noticeCode || undefined }, ui.notice) : null;
+    return h(
+      "div",
+      {
+        class: "table-page",
+        "data-table": tableId,
+        "data-version": state?.v,
+        "data-actions": state ? state.actions ?? 0 : undefined,
+        "data-connection": socket.link,
+        "data-my-seat": state ? state.seat ?? "" : undefined,
+      },
+      h("div", { class: "alerts", role: "alert" }, banner, state ? null : notice),
+      h("div", { class: "notices", role: "status" }, state ? notice : null),
+      state ? tableView(state) : h("p", {}, "…"),
+    );
+  }
+
+  /** @param {TableState} state */
+  function tableView(state) {
+    /** @type {Model} */
+    const model = {
       state,
       names: names(),
       mySeat: state.seat,
       legal: state.status === "playing" ? state.legal : [],
       canAct: socket.canSend,
-      act: (/** @type {any} */ action) => {
+      act: (action) => {
         if (socket.act(action)) render();
       },
-      selected,
-      toggle: (/** @type {string} */ card) => {
-        if (selected.has(card)) selected.delete(card);
-        else if (selected.size < 2) selected.add(card);
+      selected: ui.selected,
+      toggle: (card) => {
+        if (ui.selected.has(card)) ui.selected.delete(card);
+        else if (ui.selected.size < 2) ui.selected.add(card);
         render();
       },
-      lastDeal,
-      sit: (/** @type {number} */ seat) => seatCall("sit", { seat }),
+      lastDeal: ui.lastDeal,
+      noTalonOpen: ui.noTalonOpen,
+      setNoTalonOpen: (open) => {
+        if (open === ui.noTalonOpen) return;
+        ui.noTalonOpen = open;
+        render();
+      },
+      clocks,
+      sit: (seat) => seatCall("sit", { seat }),
       leave: () => seatCall("leave", {}),
-    });
+    };
     const v = state.view;
     const deal = v?.deal;
     const seatCount = state.seats.length;
     const order = Array.from({ length: seatCount }, (_, i) => ((state.seat ?? 0) + i) % seatCount);
     const others = order.filter((s) => s !== state.seat);
     const myHand = state.seat !== null && deal?.hands?.[String(state.seat)];
+    const playing = state.status === "playing" && v;
+    const turnOf =
+      playing && v.to_act !== null && v.to_act !== undefined
+        ? v.to_act === state.seat
+          ? t("your_turn")
+          : t("turn_of", { name: model.names[v.to_act] ?? "" })
+        : "";
     const status = h(
       "div",
       { class: "status-line" },
@@ -153,17 +192,8 @@ export function mount(root, params) {
       v ? h("span", {}, t("deal_n", { n: v.deal_number }), " · ", t(`phase_${v.phase}`)) : h("span", {}, t("waiting_players")),
       deal?.contract ? h("span", { class: "contract" }, `${t("contract")}: ${bidText(deal.contract)}`) : null,
       state.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
-      v && v.to_act !== null && v.to_act !== undefined && state.status === "playing"
-        ? h("span", { class: "turn-of", "aria-live": "polite" }, v.to_act === state.seat ? t("your_turn") : t("turn_of", { name: model.names[v.to_act] ?? "" }))
-        : null,
+      h("span", { class: "turn-of", "aria-live": "polite" }, turnOf),
     );
-    const controls = state.status === "playing" && v
-      ? [
-          v.phase === "bidding" || v.phase === "dealer_invitation" ? biddingElement(model) : null,
-          declarerElement(model),
-          whistingElement(model),
-        ]
-      : [];
     const over = state.outcome
       ? h(
           "section",
@@ -172,41 +202,31 @@ export function mount(root, params) {
           state.outcome.settlement ? settlementElement(state.outcome.settlement, model.names) : null,
         )
       : null;
-    return h(
+    // Every panel keeps its slot (null when absent), so a panel coming or going never shifts the others.
+    const layout = h(
       "div",
-      {
-        class: "table-page",
-        "data-table": tableId,
-        "data-version": state.v,
-        "data-actions": state.actions ?? 0,
-        "data-connection": socket.link,
-        "data-my-seat": state.seat ?? "",
-      },
-      banner,
-      notice ? h("div", { class: "banner", role: "status", "data-notice": "", "data-notice-code": noticeCode || undefined }, notice) : null,
-      status,
+      { class: "table-layout" },
       h(
         "div",
-        { class: "table-layout" },
-        h(
-          "div",
-          { class: "felt" },
-          h("div", { class: "opponents" }, ...others.map((s) => seatElement(model, s))),
-          centreElement(model),
-          ...controls,
-          state.seat !== null ? seatElement(model, state.seat) : null,
-          myHand ? handElement(model, /** @type {number} */ (state.seat), myHand) : null,
-        ),
-        h(
-          "aside",
-          { class: "side" },
-          over,
-          dealEndElement(model),
-          auctionElement(model),
-          state.sheet ? sheetElement(state.sheet, model.names, { mini: true }) : null,
-        ),
+        { class: "felt" },
+        h("div", { class: "opponents" }, ...others.map((s) => seatElement(model, s))),
+        centreElement(model),
+        playing && (v.phase === "bidding" || v.phase === "dealer_invitation") ? biddingElement(model) : null,
+        playing ? declarerElement(model) : null,
+        playing ? whistingElement(model) : null,
+        state.seat !== null ? seatElement(model, state.seat) : null,
+        myHand ? handElement(model, /** @type {number} */ (state.seat), myHand) : null,
+      ),
+      h(
+        "aside",
+        { class: "side" },
+        over,
+        dealEndElement(model),
+        auctionElement(model),
+        state.sheet ? sheetElement(state.sheet, model.names, { mini: true }) : null,
       ),
     );
+    return [status, layout];
   }
 
   /** Sit down or leave (REST), then take the connection's new seat from a fresh snapshot. */
@@ -215,8 +235,8 @@ export function mount(root, params) {
       await call("POST", `/api/tables/${tableId}/${what}`, body);
       socket.resync();
     } catch (exc) {
-      noticeCode = exc instanceof ApiError ? exc.code : "";
-      notice = noticeCode === "not_invited" ? t("not_invited") : t("refused", { msg: String(/** @type {Error} */ (exc).message) });
+      ui.noticeCode = exc instanceof ApiError ? exc.code : "";
+      ui.notice = ui.noticeCode === "not_invited" ? t("not_invited") : t("refused", { msg: String(/** @type {Error} */ (exc).message) });
       render();
     }
   }
@@ -243,7 +263,7 @@ export function mount(root, params) {
   return () => {
     unsubscribe();
     socket.stop();
-    clocks.detach();
+    draw(null, root);
     document.title = title;
     delete (/** @type {any} */ (window).preferans);
   };

@@ -2,13 +2,11 @@
 import { bidText } from "../cards.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { legalOf, nameOf } from "./model.js";
+import { actionButton, legalOf, nameOf } from "./model.js";
 
 /** @typedef {import("./model.js").Model} Model */
 
 const STRAINS = ["s", "c", "d", "h", "n"];
-// The player's own choice to unfold the no-talon ladder survives the panel's re-renders.
-let noTalonOpen = false;
 const LEVELS = [6, 7, 8, 9, 10];
 
 /** @param {Model} model */
@@ -20,18 +18,7 @@ export function biddingElement(model) {
   const hold = highest && bids.has(highest) ? bids.get(highest) : undefined;
   /** @param {string} key @param {any} action @param {string} label @param {string} [cls] */
   const button = (key, action, label, cls = "") =>
-    h(
-      "button",
-      {
-        type: "button",
-        class: `bid ${cls}`,
-        "data-bid": key,
-        disabled: !(action && model.canAct),
-        "aria-label": label,
-        onclick: action ? () => model.act(action) : undefined,
-      },
-      label,
-    );
+    actionButton(model, action, { key, class: `bid ${cls}`, "data-bid": key, "aria-label": label }, label);
   /** @param {boolean} noTalon */
   const grid = (noTalon) =>
     h(
@@ -66,10 +53,9 @@ export function biddingElement(model) {
       "details",
       {
         class: "no-talon",
-        open: onlyNoTalon || noTalonOpen || undefined,
-        ontoggle: (/** @type {Event} */ e) => {
-          noTalonOpen = /** @type {HTMLDetailsElement} */ (e.currentTarget).open;
-        },
+        // The player's own choice to unfold it is the page's to keep: it survives every new frame.
+        open: onlyNoTalon || model.noTalonOpen,
+        ontoggle: (/** @type {Event} */ e) => model.setNoTalonOpen(/** @type {HTMLDetailsElement} */ (e.currentTarget).open),
       },
       h("summary", { "data-action": "no-talon" }, `${t("without_talon")} (${noTalonBids.length})`),
       grid(true),
@@ -86,8 +72,7 @@ function invitationControls(model) {
   const decline = answers.find((a) => a.accept === false);
   if (!invite && !answers.length && model.state.view?.seats !== 4) return null;
   /** @param {string} key @param {any} action @param {string} label */
-  const b = (key, action, label) =>
-    h("button", { type: "button", "data-action": key, disabled: !(action && model.canAct), onclick: action ? () => model.act(action) : undefined }, label);
+  const b = (key, action, label) => actionButton(model, action, { "data-action": key }, label);
   return h("div", { class: "bid-row invitation" }, b("invite", invite, t("invite")), b("accept", accept, t("accept")), b("decline", decline, t("decline")));
 }
 

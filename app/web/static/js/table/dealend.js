@@ -41,7 +41,7 @@ export function dealEndElement(model) {
   const last = model.lastDeal;
   if (!last) return null;
   const hands = /** @type {Record<string, string[]>} */ (last.record?.hands ?? {});
-  const panel = h(
+  return h(
     "section",
     { class: "panel deal-end", "data-deal-end": last.number, "aria-label": t("deal_result") },
     h("h3", {}, `${t("deal_result")} — ${t("deal_n", { n: last.number })}`),
@@ -50,18 +50,11 @@ export function dealEndElement(model) {
       "div",
       { class: "reveal" },
       ...Object.entries(hands).map(([seat, cards]) =>
-        h("div", { class: "reveal-hand", "data-reveal-seat": seat }, h("span", { class: "label" }, nameOf(model, Number(seat))), ...sortHand(cards).map((c) => cardElement(c))),
+        h("div", { class: "reveal-hand", "data-reveal-seat": seat }, h("span", { class: "label" }, nameOf(model, Number(seat))), ...sortHand(cards).map((c) => cardElement(c, { past: true }))),
       ),
       last.record?.talon?.length
-        ? h("div", { class: "reveal-hand", "data-reveal-talon": "" }, h("span", { class: "label" }, t("talon")), ...last.record.talon.map((/** @type {string} */ c) => cardElement(c)))
+        ? h("div", { class: "reveal-hand", "data-reveal-talon": "" }, h("span", { class: "label" }, t("talon")), ...last.record.talon.map((/** @type {string} */ c) => cardElement(c, { past: true })))
         : null,
     ),
   );
-  // The finished deal's cards are not the current deal's: they carry another hook than `data-card`, so
-  // "the cards this page shows now" stays exactly the `[data-card]` elements.
-  for (const card of panel.querySelectorAll("[data-card]")) {
-    card.setAttribute("data-past-card", card.getAttribute("data-card") ?? "");
-    card.removeAttribute("data-card");
-  }
-  return panel;
 }

@@ -23,28 +23,34 @@ export function handElement(model, seat, cards) {
       return cardElement(card, {
         selected: model.selected.has(card),
         onClick: model.canAct ? () => model.toggle(card) : undefined,
-        disabled: !model.canAct,
+        inactive: !model.canAct,
         owner,
       });
     }
     const play = plays.get(card);
     if (play && model.canAct) return cardElement(card, { onClick: () => model.act(play), owner });
-    // Own cards stay focusable buttons (disabled) so the hand reads the same when it is not our turn.
-    return own || plays.size ? cardElement(card, { disabled: true, owner }) : cardElement(card, { owner });
+    // Own cards (and any hand the seat plays from) stay buttons a keyboard reaches, inert until playable,
+    // so the hand reads the same whether or not it is our turn, and focus stays on a card across frames.
+    return own || plays.size ? cardElement(card, { inactive: true, owner }) : cardElement(card, { owner });
   });
-  const el = h(
+  return h(
     "div",
-    { class: `hand${own ? " own" : ""}`, "data-hand-seat": seat, role: "group", "aria-label": t("hand_of", { name: owner }) },
+    {
+      class: `hand${own ? " own" : ""}`,
+      "data-hand-seat": seat,
+      role: "group",
+      "aria-label": t("hand_of", { name: owner }),
+      onkeydown: moveFocus,
+    },
     ...items,
   );
-  el.addEventListener("keydown", (event) => moveFocus(el, event));
-  return el;
 }
 
-/** Arrow keys move between the hand's enabled cards; Enter/Space press the focused one (a button). */
-function moveFocus(/** @type {HTMLElement} */ hand, /** @type {KeyboardEvent} */ event) {
+/** Arrow keys move between the hand's playable cards; Enter/Space press the focused one (a button). */
+function moveFocus(/** @type {KeyboardEvent} */ event) {
   if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
-  const buttons = /** @type {HTMLButtonElement[]} */ ([...hand.querySelectorAll("button[data-card]:not([disabled])")]);
+  const hand = /** @type {HTMLElement} */ (event.currentTarget);
+  const buttons = /** @type {HTMLButtonElement[]} */ ([...hand.querySelectorAll('button[data-card]:not([aria-disabled="true"])')]);
   if (!buttons.length) return;
   const at = buttons.indexOf(/** @type {HTMLButtonElement} */ (document.activeElement));
   const step = event.key === "ArrowRight" ? 1 : -1;

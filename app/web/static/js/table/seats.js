@@ -15,6 +15,7 @@ export function seatElement(model, seat) {
   const deal = view?.deal;
   const info = state.seats[seat];
   const name = nameOf(model, seat);
+  /** @type {import("../dom.js").VNode[]} */
   const badges = [];
   const robot = model.state.seats[seat]?.robot;
   if (robot) badges.push(h("span", { class: "badge robot", "data-robot": robot, title: t("robot") }, `🤖 ${robot}`));
@@ -31,6 +32,7 @@ export function seatElement(model, seat) {
   return h(
     "section",
     {
+      key: seat,
       class: `seat${turn ? " turn" : ""}${own ? " me" : ""}`,
       "data-seat": seat,
       "data-turn": String(Boolean(turn)),
@@ -50,9 +52,9 @@ export function seatElement(model, seat) {
       { class: "seat-info" },
       size !== undefined ? h("span", { "data-card-count": size }, t("cards_n", { n: size })) : null,
       deal?.taken?.[String(seat)] !== undefined ? h("span", {}, t("tricks_n", { n: deal.taken[String(seat)] })) : null,
-      clockElement(seat, name),
+      clockElement(model.clocks, seat, name),
     ),
-    own ? null : shown ? handElement(model, seat, shown) : size ? h("div", { class: "backs", "aria-hidden": "true" }, ...Array.from({ length: Math.min(size, 12) }, cardBack)) : null,
+    own ? null : shown ? handElement(model, seat, shown) : size ? h("div", { class: "backs", "aria-hidden": "true" }, ...Array.from({ length: Math.min(size, 12) }, (_, i) => cardBack(i))) : null,
   );
 }
 

@@ -12,7 +12,7 @@ const TALON_HAND = -1;
 function trickCards(model, trick) {
   return trick.map(([hand, card]) => {
     const who = hand === TALON_HAND ? t("allpass_talon") : nameOf(model, hand);
-    return h("figure", { class: "played", "data-hand": hand }, cardElement(card, { owner: who }), h("figcaption", {}, who));
+    return h("figure", { key: card, class: "played", "data-hand": hand }, cardElement(card, { owner: who }), h("figcaption", {}, who));
   });
 }
 

@@ -1,7 +1,7 @@
 /** Whist calls (whist, pass, half-whist, the gentleman re-ask, the return), open/closed, the dealer's look. */
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { legalOf, nameOf } from "./model.js";
+import { actionButton, legalOf, nameOf } from "./model.js";
 
 /** @typedef {import("./model.js").Model} Model */
 
@@ -15,12 +15,12 @@ export function whistingElement(model) {
   /** @param {string} call @param {string} label */
   const callButton = (call, label) => {
     const action = calls.find((a) => a.call === call);
-    return h("button", { type: "button", "data-call": call, disabled: !(action && model.canAct), onclick: action ? () => model.act(action) : undefined }, label);
+    return actionButton(model, action, { "data-call": call }, label);
   };
   /** @param {string} mode */
   const modeButton = (mode) => {
     const action = modes.find((a) => a.mode === mode);
-    return h("button", { type: "button", "data-play": mode, disabled: !(action && model.canAct), onclick: action ? () => model.act(action) : undefined }, t(mode));
+    return actionButton(model, action, { "data-play": mode }, t(mode));
   };
   return h(
     "section",
@@ -33,7 +33,7 @@ export function whistingElement(model) {
           "div",
           { class: "bid-row" },
           ...looks.map((a) =>
-            h("button", { type: "button", "data-action": "look", "data-target": a.target, disabled: !model.canAct, onclick: () => model.act(a) }, t("look", { name: nameOf(model, a.target) })),
+            actionButton(model, a, { key: a.target, "data-action": "look", "data-target": a.target }, t("look", { name: nameOf(model, a.target) })),
           ),
         )
       : null,

@@ -1,0 +1,132 @@
+// The table protocol's frame types, made from its JSON Schema by `python -m app.protocol typescript`
+// (app/protocol/typescript.py). Do not edit: change the pydantic models, then regenerate.
+
+export interface AckMessage {
+  duplicate?: boolean;
+  seq: number;
+  type?: "ack";
+  v: number;
+}
+
+/**
+ * A game action for the connection's own seat. ``seq`` increases by at least 1 per new command;
+ * resending a command with the last applied ``seq`` is acknowledged as a duplicate and not applied again.
+ */
+export interface ActionMessage {
+  action: Record<string, unknown>;
+  seq: number;
+  type: "action";
+}
+
+export interface ErrorMessage {
+  code: string;
+  message: string;
+  seq?: number | null;
+  type?: "error";
+}
+
+export interface EventFrame {
+  data: Record<string, unknown>;
+  kind: string;
+}
+
+/** How the game ended: ``reason`` is pool_complete, timeout, interrupted or server_fault. */
+export interface GameOutcome {
+  reason: string;
+  settlement?: Record<string, unknown> | null;
+}
+
+export interface PingMessage {
+  id?: number | null;
+  type: "ping";
+}
+
+export interface PongMessage {
+  id?: number | null;
+  type?: "pong";
+}
+
+/** Connection status of every seat (not versioned: it is not part of the game). */
+export interface PresenceMessage {
+  seats: SeatInfo[];
+  table: number;
+  type?: "presence";
+}
+
+/** Ask for a full snapshot (sent by a client that saw a version gap). */
+export interface ResyncMessage {
+  type: "resync";
+  v?: number | null;
+}
+
+export interface SeatInfo {
+  connected: boolean;
+  robot?: string | null;
+  seat: number;
+  user: string | null;
+}
+
+export interface SnapshotMessage {
+  actions?: number;
+  clock: Record<string, unknown> | null;
+  last_seq?: number;
+  legal: Record<string, unknown>[];
+  outcome?: GameOutcome | null;
+  seat: number | null;
+  seats: SeatInfo[];
+  sheet: Record<string, unknown> | null;
+  status: string;
+  table: number;
+  type?: "snapshot";
+  v: number;
+  view: Record<string, unknown> | null;
+}
+
+/**
+ * One step (a player's action with the server's moves that follow it: the next shuffle, automatic
+ * calls, the robot's cards). ``sheet`` is present only when the score sheet changed (or the game is over).
+ * ``actions``: the length of the table's action log after this step.
+ */
+export interface UpdateMessage {
+  actions?: number;
+  clock: Record<string, unknown> | null;
+  events: EventFrame[];
+  legal: Record<string, unknown>[];
+  outcome?: GameOutcome | null;
+  sheet: Record<string, unknown> | null;
+  status: string;
+  table: number;
+  type?: "update";
+  v: number;
+  view: Record<string, unknown> | null;
+}
+
+/** Every client message. */
+export type ClientMessage = ActionMessage | PingMessage | ResyncMessage;
+
+/** Every server message. */
+export type ServerMessage = AckMessage | ErrorMessage | PongMessage | PresenceMessage | SnapshotMessage | UpdateMessage;
+
+/**
+ * The error codes the protocol documents (`error_codes`):
+ * - `bad_json`: the frame is not a JSON object
+ * - `forbidden`: the role does not allow this
+ * - `frame_too_large`: the frame is larger than the server accepts
+ * - `game_over`: the game has ended
+ * - `illegal_action`: the rules forbid this action now
+ * - `invalid_message`: a field is missing or has the wrong type
+ * - `malformed_action`: the action could not be parsed
+ * - `not_found`: no such table
+ * - `not_seated`: only a seated player may act (spectators only watch)
+ * - `not_started`: the game has not started (seats are not full)
+ * - `not_your_seat`: the action names another seat than the connection's
+ * - `not_your_turn`: the table waits for another seat
+ * - `rate_limited`: too many messages; this one was dropped
+ * - `seq_reused`: the last applied sequence number was sent again with another action
+ * - `server_error`: the server could not apply the action; nothing changed
+ * - `stale_seq`: the sequence number is not above the last applied one
+ * - `too_many_connections`: the user or the table has as many connections as allowed
+ * - `unauthorized`: missing, invalid or expired token
+ * - `unknown_type`: the message type is not one the server knows
+ */
+export type DocumentedErrorCode = "bad_json" | "forbidden" | "frame_too_large" | "game_over" | "illegal_action" | "invalid_message" | "malformed_action" | "not_found" | "not_seated" | "not_started" | "not_your_seat" | "not_your_turn" | "rate_limited" | "seq_reused" | "server_error" | "stale_seq" | "too_many_connections" | "unauthorized" | "unknown_type";
