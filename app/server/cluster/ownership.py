@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 _FENCE_SLICE = 250  # ids a query names (hundreds of parameters are milliseconds of the loop)
 # The fence's statements, built once: a statement built per call leaves its bound parameters in reference
-# cycles (with persistence's per-batch check, ~2,000 objects a second; README "Capacity").
+# cycles (with the writer's per-batch fence, ~2,000 objects a second; README "Capacity").
 _LIVE_OWNED_BY = select(GameTable.id).where(GameTable.owner == bindparam("boot"), GameTable.status.in_(LIVE))
 _OWNERS_OF = select(GameTable.id, GameTable.owner).where(GameTable.id.in_(bindparam("ids", expanding=True)))
 ADOPT_PER_TICK = 200
