@@ -17,11 +17,11 @@ from app.table.commands import (
     TableCommand,
 )
 from app.table.errors import RobotRequired, TableRefused
-from app.table.game import LIVE, Game, Outcome, TableStatus, Termination, settlement_json
+from app.table.game import LIVE, Game, Outcome, TableStatus, Termination
 from app.table.step import Applied, EndedDeal, ServerMoves, Step, abort, start_game, step
 
 __all__ = [
     "LIVE", "Applied", "AwardDeal", "ClockExpiry", "EndedDeal", "Game", "JudgeSheet", "Outcome", "Resume",
     "RobotRequired", "SeatAction", "ServerMoves", "Step", "StopGame", "TableCommand", "TableRefused",
-    "TableStatus", "Termination", "abort", "settlement_json", "start_game", "step",
+    "TableStatus", "Termination", "abort", "start_game", "step",
 ]  # fmt: skip

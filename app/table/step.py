@@ -40,7 +40,7 @@ from app.engine.views import view
 from app.protocol.codes import ErrorCode
 from app.table.commands import AwardDeal, ClockExpiry, JudgeSheet, Resume, SeatAction, StopGame, TableCommand
 from app.table.errors import RobotRequired, TableRefused
-from app.table.game import Game, Outcome, TableStatus, Termination, settlement_json
+from app.table.game import Game, Outcome, TableStatus, Termination
 
 _OVER = (Phase.DEAL_OVER, Phase.INTERRUPTED)
 _BETWEEN_DEALS = (Phase.AWAITING_DEAL, Phase.DEAL_OVER, Phase.INTERRUPTED)
@@ -210,7 +210,7 @@ def _stop(run: _Run, reason: str) -> Step:
     run.clock = run.clock.stop(run.now)
     if run.state.phase not in _BETWEEN_DEALS:
         _record(run, Interrupt(reason[:200]), None)
-    _finish(run, Termination.STOPPED, run.sheet, note=reason)
+    _finish(run, Termination.INTERRUPTED, run.sheet, note=reason)
     return run.result()
 
 
@@ -237,9 +237,9 @@ def abort(game: Game, fault: str, *, now_ms: int) -> Step:
         # No clock runs at a table that is over, whatever the state of the deal it was in.
         run.clock = replace(run.clock, running=None, since=None, frozen=False, resume=None)
         run.status = TableStatus.FINISHED
-        run.outcome = Outcome(Termination.FAULT, {"note": note})
+        run.outcome = Outcome(Termination.FAULT, None, note)
         run.events.append(
-            public("game_over", reason=Termination.FAULT.value, settlement=run.outcome.settlement,
+            public("game_over", reason=Termination.FAULT.value, settlement=run.outcome.settlement_json(),
                    status=run.status.value)
         )  # fmt: skip
         return run.result()
@@ -396,9 +396,12 @@ def _finish(run: _Run, termination: Termination, sheet: ScoreSheet, note: str | 
 def _settle(run: _Run, termination: Termination, note: str | None) -> None:
     """The settlement as the sheet stands; provisional ("awaiting adjudication") while awards are due."""
     run.status = TableStatus.AWAITING_ADJUDICATION if run.pending else TableStatus.FINISHED
-    run.outcome = Outcome(termination, settlement_json(settle(run.sheet), note))
+    run.outcome = Outcome(termination, settle(run.sheet), note or None)
     run.events.append(
         public(
-            "game_over", reason=termination.value, settlement=run.outcome.settlement, status=run.status.value
+            "game_over",
+            reason=termination.value,
+            settlement=run.outcome.settlement_json(),
+            status=run.status.value,
         )
     )

@@ -441,7 +441,7 @@ class TableActor:
                 {
                     "table": self.table_id,
                     "status": game.status.value,
-                    "settlement": None if game.outcome is None else game.outcome.settlement,
+                    "settlement": None if game.outcome is None else game.outcome.settlement_json(),
                     "revision": revision,
                 }
             )
@@ -452,7 +452,7 @@ class TableActor:
         assert game is not None
         outcome = game.outcome
         return {"table": self.table_id, "status": game.status.value, "sheet": game.sheet.to_json(),
-                "settlement": None if outcome is None else outcome.settlement}  # fmt: skip
+                "settlement": None if outcome is None else outcome.settlement_json()}  # fmt: skip
 
     async def _recover_moves(self) -> None:
         if self.game is None:
@@ -607,7 +607,7 @@ class TableActor:
             }
             if award.entry:
                 outcome = result.game.outcome
-                settlement = None if outcome is None else outcome.settlement
+                settlement = None if outcome is None else outcome.settlement_json()
                 write.award_rows.append({**award.entry, "settlement": settlement})
             if award.audit:
                 write.audit_rows.append(award.audit)

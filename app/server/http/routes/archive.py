@@ -245,5 +245,5 @@ async def preview(deal_id: Id, body: AwardIn, _admin: AdminUser, ctx: ContextDep
         "result": result.to_json(),
         "status": game.status.value,
         "sheet": game.sheet.to_json(),
-        "settlement": None if game.outcome is None else game.outcome.settlement,
+        "settlement": None if game.outcome is None else game.outcome.settlement_json(),
     }
