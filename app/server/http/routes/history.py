@@ -1,4 +1,6 @@
-"""A game's history: the deals of a finished game for everyone; the full action log for admins."""
+"""A game's history: the deals of a finished game for everyone; the full action log for admins; an
+administrator's award for an interrupted deal (the deals themselves are listed by the archive,
+`app.server.http.routes.archive`)."""
 
 from __future__ import annotations
 
@@ -94,18 +96,6 @@ async def action_log(table_id: Id, admin: AdminUser, session: SessionDep) -> dic
             for r in rows
         ],
     }
-
-
-@router.get("/admin/interrupted")
-async def interrupted(_admin: AdminUser, session: SessionDep) -> list[dict[str, Any]]:
-    """Interrupted deals awaiting adjudication (RULES §8.4)."""
-    rows = (
-        await session.execute(select(InterruptedDeal).where(InterruptedDeal.adjudication.is_(None)))
-    ).scalars()
-    return [
-        {"id": r.id, "table": r.table_id, "deal": r.deal_number, "reason": r.reason, "record": r.record}
-        for r in rows
-    ]
 
 
 class AwardIn(BaseModel):
