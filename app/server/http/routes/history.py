@@ -139,7 +139,8 @@ def validated_award(
         )
     if body.revise and not awarded:
         # The request contradicts the archive's row, as its twin `already_adjudicated` does: a 422 naming
-        # ``revise`` (the table's own `not_awarded`, a state it is in, is a 409).
+        # ``revise``. The table's `not_awarded` (its sheet holds no award to revise) is a 409 like its
+        # other refusals.
         raise ApiError(ErrorCode.NOT_AWARDED, "this deal has no award to revise", "revise", status=422)
     try:
         contract = None if body.contract is None else Bid.parse(body.contract)
