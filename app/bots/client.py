@@ -12,6 +12,8 @@ from typing import Any
 import httpx
 import websockets
 
+from app.protocol.codes import ErrorCode
+
 RETRIES_WHEN_BUSY = 6
 # The server runs several workers and this socket reached one that does not run the table (the close
 # reason names the one that does): reconnect there (a fresh ticket names it too).
@@ -74,7 +76,11 @@ class Api:
             data = await self.call("POST", f"/api/tables/{table_id}/sit", {"seat": seat})
         except ApiError as exc:
             # A retried request whose first attempt went through.
-            if seat is not None and exc.status == 409 and (exc.body or {}).get("error") == "already_seated":
+            if (
+                seat is not None
+                and exc.status == 409
+                and (exc.body or {}).get("error") == ErrorCode.ALREADY_SEATED
+            ):
                 return seat
             raise
         seat_taken: int = data["seat"]
@@ -140,7 +146,7 @@ class TableClient:
             await self.connect()  # the table moved to another worker
             return await self.receive(timeout)
         message: dict[str, Any] = json.loads(text)
-        if message.get("type") == "error" and message.get("code") == "moved":
+        if message.get("type") == "error" and message.get("code") == ErrorCode.MOVED:
             await self.ws.close()
             await self.connect()
             return await self.receive(timeout)
@@ -164,7 +170,7 @@ class TableClient:
 
 
 # Refusals that mean "not now": the action may succeed if sent again after a pause.
-_TRY_LATER = ("server_error", "table_busy")
+_TRY_LATER = (ErrorCode.SERVER_ERROR, ErrorCode.TABLE_BUSY)
 
 # Picks one of the legal actions; None means "not now" (the bot waits for the next step).
 Chooser = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
@@ -210,11 +216,13 @@ async def play_table(
             backoff = min(5.0, max(0.25, backoff * 2))
             await asyncio.sleep(backoff)
             await client.send({"type": "action", "seq": pending, "action": sent})
-        elif kind == "error" and message.get("code") == "rate_limited":
+        elif kind == "error" and message.get("code") == ErrorCode.RATE_LIMITED:
             # The frame was dropped unread: back off, then send the action again under a new number.
             await asyncio.sleep(0.25)
             pending, acted_on = None, None
-        elif kind == "error" and (message.get("seq") == pending or message.get("code") == "not_your_turn"):
+        elif kind == "error" and (
+            message.get("seq") == pending or message.get("code") == ErrorCode.NOT_YOUR_TURN
+        ):
             pending, acted_on = None, None  # rejected: look again at the newest legal actions
 
 

@@ -1,5 +1,7 @@
-"""The wire protocol: pydantic models of every websocket message (``python -m app.protocol schema``)."""
+"""The wire protocol: pydantic models of every websocket message (``python -m app.protocol schema``) and
+`ErrorCode`, every refusal's code (`app.protocol.codes`, importable by the pure packages)."""
 
+from app.protocol.codes import WEBSOCKET_CODES, ErrorCode
 from app.protocol.messages import (
     CLIENT_MESSAGES,
     ERROR_CODES,
@@ -24,9 +26,11 @@ __all__ = [
     "CLIENT_MESSAGES",
     "ERROR_CODES",
     "SERVER_MESSAGES",
+    "WEBSOCKET_CODES",
     "AckMessage",
     "ActionMessage",
     "ClientMessage",
+    "ErrorCode",
     "ErrorMessage",
     "EventFrame",
     "PingMessage",

@@ -12,28 +12,13 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
+from app.protocol.codes import WEBSOCKET_CODES, ErrorCode
+
+# The codes an ``error`` frame may carry, each with its meaning: the schema's ``error_codes``.
 ERROR_CODES: Final[dict[str, str]] = {
-    "bad_json": "the frame is not a JSON object",
-    "unknown_type": "the message type is not one the server knows",
-    "invalid_message": "a field is missing or has the wrong type",
-    "frame_too_large": "the frame is larger than the server accepts",
-    "rate_limited": "too many messages; this one was dropped",
-    "not_seated": "only a seated player may act (spectators only watch)",
-    "not_your_seat": "the action names another seat than the connection's",
-    "stale_seq": "the sequence number is not above the last applied one",
-    "seq_reused": "the last applied sequence number was sent again with another action",
-    "malformed_action": "the action could not be parsed",
-    "not_your_turn": "the table waits for another seat",
-    "illegal_action": "the rules forbid this action now",
-    "game_over": "the game has ended",
-    "not_started": "the game has not started (seats are not full)",
-    "server_error": "the server could not apply the action; nothing changed",
-    "unauthorized": "missing, invalid or expired token",
-    "forbidden": "the role does not allow this",
-    "not_found": "no such table",
-    "too_many_connections": "the user or the table has as many connections as allowed",
+    code.value: code.meaning for code in ErrorCode if code in WEBSOCKET_CODES
 }
 
 
@@ -76,7 +61,7 @@ _CLIENT_TYPES: Final = {"action", "resync", "ping"}
 
 
 class ProtocolError(Exception):
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -87,18 +72,18 @@ def parse_client_message(text: str) -> ActionMessage | ResyncMessage | PingMessa
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        raise ProtocolError("bad_json", "the frame is not valid JSON") from None
+        raise ProtocolError(ErrorCode.BAD_JSON, "the frame is not valid JSON") from None
     if not isinstance(data, dict):
-        raise ProtocolError("bad_json", "the frame must be a JSON object")
+        raise ProtocolError(ErrorCode.BAD_JSON, "the frame must be a JSON object")
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _CLIENT_TYPES:
-        raise ProtocolError("unknown_type", f"unknown message type {str(kind)[:40]!r}")
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {str(kind)[:40]!r}")
     try:
         return _CLIENT_ADAPTER.validate_python(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "message"
-        raise ProtocolError("invalid_message", f"{where}: {first['msg']}") from None
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"{where}: {first['msg']}") from None
 
 
 # ---- server → client ---------------------------------------------------------------------------------
@@ -166,7 +151,9 @@ class AckMessage(_Message):
 
 class ErrorMessage(_Message):
     type: Literal["error"] = "error"
-    code: str
+    # Typed, so that no code is sent that `ErrorCode` does not name; a plain string in the schema, whose
+    # ``error_codes`` lists the codes with their meanings.
+    code: Annotated[ErrorCode, WithJsonSchema({"title": "Code", "type": "string"})]
     message: str
     seq: int | None = None
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from app.protocol.codes import ErrorCode
+
 
 class TableRefused(Exception):
     """The command does not fit the table's state; nothing changed."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

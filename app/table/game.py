@@ -30,21 +30,35 @@ class Termination(StrEnum):
 
     POOL_COMPLETE = "pool_complete"  # the pools reached n·S (§7.1)
     TIMEOUT = "timeout"  # a seat ran out of deal time and reserve (§8.3)
-    STOPPED = "interrupted"  # an operator's or administrator's early end (§7.7)
-    FAULT = "server_fault"  # the server's own step failed; the error is in the settlement's note
+    INTERRUPTED = "interrupted"  # an operator's or administrator's early end (§7.7)
+    FAULT = "server_fault"  # the server's own step failed; the error is in the note
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The end of the pulya: why, and the settlement as the protocol sends it (`settlement_json`)."""
+    """The end of the pulya: why, the settlement, and the note (who stopped it and why, or the fault).
+
+    ``settlement`` is None only when a fault ended the game before the sheet could be settled. The
+    protocol sends it, and the table's row stores it, as `settlement_json`.
+    """
 
     termination: Termination
-    settlement: dict[str, Any]
+    settlement: Settlement | None
+    note: str | None = None
 
-    @property
-    def note(self) -> str | None:
-        note = self.settlement.get("note")
-        return None if note is None else str(note)
+    def settlement_json(self) -> dict[str, Any]:
+        """The protocol's ``outcome.settlement``: the settlement's JSON with the note (if any) beside it."""
+        out = {} if self.settlement is None else self.settlement.to_json()
+        if self.note:
+            out["note"] = self.note
+        return out
+
+    @staticmethod
+    def from_json(termination: Termination, data: dict[str, Any]) -> Outcome:
+        """`settlement_json` read back (a stored table's outcome)."""
+        note = data.get("note")
+        settlement = Settlement.from_json(data) if "rounding" in data else None
+        return Outcome(termination, settlement, None if note is None else str(note))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,21 +95,3 @@ class Game:
         the server acts)."""
         clock = self.clock.hold_until(started, now_ms)
         return self if clock is self.clock else replace(self, clock=clock)
-
-
-def settlement_json(settlement: Settlement, note: str | None = None) -> dict[str, Any]:
-    """The settlement as JSON: ``result`` is the table's (variant 1 or exact fractions as strings)."""
-    result = settlement.result
-    out: dict[str, Any] = {
-        "rounding": settlement.rounding,
-        "result": [v if isinstance(v, int) else str(v) for v in result],
-        "sum": str(sum(result)) if not all(isinstance(v, int) for v in result) else sum(result),
-        "variant1": list(settlement.variant1),
-        "variant2": list(settlement.variant2),
-        "exact": [str(v) for v in settlement.exact],
-        "money": [str(v) for v in settlement.money],
-        "mountains": list(settlement.mountains),
-    }
-    if note:
-        out["note"] = note
-    return out

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from app.engine import EngineError, action_from_json
+from app.protocol.codes import ErrorCode
 from app.table.errors import TableRefused
 
 
@@ -54,18 +55,18 @@ class Seating:
     def sit(self, user_id: int, name: str, wanted: int | None, *, started: bool) -> tuple[int, Seating]:
         """The seat ``user_id`` takes (``wanted``, or the first free one) and the seating after it."""
         if started:
-            raise TableRefused("game_started", "the game at this table has started; seats are fixed")
+            raise TableRefused(ErrorCode.GAME_STARTED, "the game at this table has started; seats are fixed")
         if self.seat_of(user_id) is not None:
-            raise TableRefused("already_seated", "you already sit at this table")
+            raise TableRefused(ErrorCode.ALREADY_SEATED, "you already sit at this table")
         free = [s for s, user in enumerate(self.users) if user is None]
         if wanted is None:
             if not free:
-                raise TableRefused("table_full", "no free seat")
+                raise TableRefused(ErrorCode.TABLE_FULL, "no free seat")
             seat = free[0]
         elif not 0 <= wanted < len(self.users):
-            raise TableRefused("bad_seat", f"seat must be 0..{len(self.users) - 1}")
+            raise TableRefused(ErrorCode.BAD_SEAT, f"seat must be 0..{len(self.users) - 1}")
         elif wanted not in free:
-            raise TableRefused("seat_taken", f"seat {wanted} is taken")
+            raise TableRefused(ErrorCode.SEAT_TAKEN, f"seat {wanted} is taken")
         else:
             seat = wanted
         return seat, Seating(
@@ -79,10 +80,10 @@ class Seating:
         """The seat ``user_id`` leaves and the seating after it (RULES §7.7: not once the game started)."""
         seat = self.seat_of(user_id)
         if seat is None:
-            raise TableRefused("not_seated", "you do not sit at this table")
+            raise TableRefused(ErrorCode.NOT_SEATED, "you do not sit at this table")
         if started:
             raise TableRefused(
-                "game_started",
+                ErrorCode.GAME_STARTED,
                 "the game has started: a seat is left only by the end of the pulya (RULES §7.7)",
             )
         return seat, replace(
@@ -93,15 +94,17 @@ class Seating:
         """Whether a client's action numbered ``seq`` is new or a retry of the one last applied for its seat
         (refused: a spectator's action, a seq below the last, the last seq reused for another action)."""
         if seat is None:
-            raise TableRefused("not_seated", "spectators cannot act")
+            raise TableRefused(ErrorCode.NOT_SEATED, "spectators cannot act")
         last = self.last_seq[seat]
         if seq == last:
             applied = self.last_action[seat]
             if applied is not None and normalised_action(data, seat) != applied:
-                raise TableRefused("seq_reused", f"seq {seq} was applied to another action; use a new seq")
+                raise TableRefused(
+                    ErrorCode.SEQ_REUSED, f"seq {seq} was applied to another action; use a new seq"
+                )
             return "retry"
         if seq < last:
-            raise TableRefused("stale_seq", f"seq {seq} is not above the last applied {last}")
+            raise TableRefused(ErrorCode.STALE_SEQ, f"seq {seq} is not above the last applied {last}")
         return "new"
 
     def applied(self, seat: int, seq: int, action: dict[str, Any] | None) -> Seating:

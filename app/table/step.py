@@ -37,9 +37,10 @@ from app.engine.scoring.records import ScoringError
 from app.engine.scoring.settlement import settle
 from app.engine.state import Phase, TableState, new_table
 from app.engine.views import view
+from app.protocol.codes import ErrorCode
 from app.table.commands import AwardDeal, ClockExpiry, JudgeSheet, Resume, SeatAction, StopGame, TableCommand
 from app.table.errors import RobotRequired, TableRefused
-from app.table.game import Game, Outcome, TableStatus, Termination, settlement_json
+from app.table.game import Game, Outcome, TableStatus, Termination
 
 _OVER = (Phase.DEAL_OVER, Phase.INTERRUPTED)
 _BETWEEN_DEALS = (Phase.AWAITING_DEAL, Phase.DEAL_OVER, Phase.INTERRUPTED)
@@ -170,13 +171,13 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
 
 def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int) -> Step:
     if run.status is not TableStatus.PLAYING:
-        raise TableRefused("game_over", "the game has ended")
+        raise TableRefused(ErrorCode.GAME_OVER, "the game has ended")
     if isinstance(action, Shuffle | Interrupt | TimeOut):
-        raise TableRefused("malformed_action", f"{action.type} is the server's action")
+        raise TableRefused(ErrorCode.MALFORMED_ACTION, f"{action.type} is the server's action")
     if action.seat != seat:
-        raise TableRefused("not_your_seat", f"you sit in seat {seat}, not {action.seat}")
+        raise TableRefused(ErrorCode.NOT_YOUR_SEAT, f"you sit in seat {seat}, not {action.seat}")
     if run.clock.is_flagged(seat):
-        raise TableRefused("not_your_turn", "your time ran out: the server plays for you this deal")
+        raise TableRefused(ErrorCode.NOT_YOUR_TURN, "your time ran out: the server plays for you this deal")
     applied = apply(run.state, action)  # raises EngineError: nothing changed
     if run.clock.running == seat:
         run.clock = run.clock.stop(run.now, lag_ms)
@@ -205,11 +206,11 @@ def _expiry(run: _Run) -> Step:
 def _stop(run: _Run, reason: str) -> Step:
     """§7.7: the pulya ends early, settled as it stands; a deal in progress is archived as interrupted."""
     if run.status is not TableStatus.PLAYING:
-        raise TableRefused("not_playing", "no game is running at this table")
+        raise TableRefused(ErrorCode.NOT_PLAYING, "no game is running at this table")
     run.clock = run.clock.stop(run.now)
     if run.state.phase not in _BETWEEN_DEALS:
         _record(run, Interrupt(reason[:200]), None)
-    _finish(run, Termination.STOPPED, run.sheet, note=reason)
+    _finish(run, Termination.INTERRUPTED, run.sheet, note=reason)
     return run.result()
 
 
@@ -220,7 +221,7 @@ def abort(game: Game, fault: str, *, now_ms: int) -> Step:
     the settlement), the game just ends, without a settlement. ``Termination.FAULT`` either way, the fault
     in the note."""
     if game.is_over:
-        raise TableRefused("not_playing", "no game is running at this table")
+        raise TableRefused(ErrorCode.NOT_PLAYING, "no game is running at this table")
     note = f"server fault: {fault}"[:500]
     # [ours] RULES §7.7 names the operator's early end only; a fault of the server ends the game the same way.
     moves = ServerMoves(_no_shuffle)
@@ -236,23 +237,23 @@ def abort(game: Game, fault: str, *, now_ms: int) -> Step:
         # No clock runs at a table that is over, whatever the state of the deal it was in.
         run.clock = replace(run.clock, running=None, since=None, frozen=False, resume=None)
         run.status = TableStatus.FINISHED
-        run.outcome = Outcome(Termination.FAULT, {"note": note})
+        run.outcome = Outcome(Termination.FAULT, None, note)
         run.events.append(
-            public("game_over", reason=Termination.FAULT.value, settlement=run.outcome.settlement,
+            public("game_over", reason=Termination.FAULT.value, settlement=run.outcome.settlement_json(),
                    status=run.status.value)
         )  # fmt: skip
         return run.result()
 
 
 def _no_shuffle() -> Shuffle:
-    raise TableRefused("game_over", "the game is ending: no next deal")
+    raise TableRefused(ErrorCode.GAME_OVER, "the game is ending: no next deal")
 
 
 def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     """Write an administrator's award; a game over is settled again (final once no award is pending)."""
     number = record.deal_number
     if number not in run.pending:
-        raise TableRefused("not_pending", f"deal {number} of this table awaits no award")
+        raise TableRefused(ErrorCode.NOT_PENDING, f"deal {number} of this table awaits no award")
     outcome = run.outcome
     if outcome is not None and outcome.termination is Termination.TIMEOUT and number == run.state.deal_number:
         # Reserve on (§8.4–§8.5): the penalties written after the provisional close are written again
@@ -263,7 +264,7 @@ def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
         sheet = run.sheet.award(number, result)
     if run.status is TableStatus.PLAYING and sheet.finished:
         raise TableRefused(
-            "award_ends_pulya",
+            ErrorCode.AWARD_ENDS_PULYA,
             "this award would complete the pulya in the middle of a deal; give it when the game is over",
         )
     run.sheet = sheet
@@ -278,11 +279,11 @@ def _revise(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     """A revision of an award already given: the difference is written and the settlement follows."""
     number = record.deal_number
     if number in run.pending or run.sheet.awarded_result(number) is None:
-        raise TableRefused("not_awarded", f"deal {number} of this table has no award to revise")
+        raise TableRefused(ErrorCode.NOT_AWARDED, f"deal {number} of this table has no award to revise")
     sheet = run.sheet.revise_award(number, result)
     if run.status is TableStatus.PLAYING and sheet.finished:
         raise TableRefused(
-            "award_ends_pulya",
+            ErrorCode.AWARD_ENDS_PULYA,
             "this revision would complete the pulya in the middle of a deal; give it when the game is over",
         )
     run.sheet = sheet
@@ -298,10 +299,10 @@ def _judge(run: _Run, write: Callable[[ScoreSheet], ScoreSheet]) -> Step:
     try:
         sheet = write(run.sheet)
     except ScoringError as exc:
-        raise TableRefused("invalid_sanction", str(exc)) from None
+        raise TableRefused(ErrorCode.INVALID_SANCTION, str(exc)) from None
     if run.status is TableStatus.PLAYING and sheet.finished and not run.sheet.finished:
         raise TableRefused(
-            "sanction_ends_pulya",
+            ErrorCode.SANCTION_ENDS_PULYA,
             "this entry would complete the pulya in the middle of a deal; write it when the game is over",
         )
     run.sheet = sheet
@@ -395,9 +396,12 @@ def _finish(run: _Run, termination: Termination, sheet: ScoreSheet, note: str | 
 def _settle(run: _Run, termination: Termination, note: str | None) -> None:
     """The settlement as the sheet stands; provisional ("awaiting adjudication") while awards are due."""
     run.status = TableStatus.AWAITING_ADJUDICATION if run.pending else TableStatus.FINISHED
-    run.outcome = Outcome(termination, settlement_json(settle(run.sheet), note))
+    run.outcome = Outcome(termination, settle(run.sheet), note or None)
     run.events.append(
         public(
-            "game_over", reason=termination.value, settlement=run.outcome.settlement, status=run.status.value
+            "game_over",
+            reason=termination.value,
+            settlement=run.outcome.settlement_json(),
+            status=run.status.value,
         )
     )

@@ -39,9 +39,11 @@ async def test_operator_stops_a_pulya_and_an_admin_awards_the_interrupted_deal(s
         assert final["outcome"]["settlement"]["sum"] == 0
         assert "venue closes" in final["outcome"]["settlement"]["note"]
 
-        pending = [d for d in await admin.call("GET", "/api/admin/interrupted") if d["table"] == table.id]
-        assert len(pending) == 1 and pending[0]["record"]["hands"]
-        award = f"/api/admin/interrupted/{pending[0]['id']}/award"
+        pending = await admin.call("GET", f"/api/admin/archive?table={table.id}&status=awaiting")
+        assert pending["total"] == 1
+        deal_id = pending["items"][0]["id"]
+        assert (await admin.call("GET", f"/api/admin/archive/{deal_id}"))["record"]["hands"]
+        award = f"/api/admin/interrupted/{deal_id}/award"
         with pytest.raises(ApiError) as not_admin:
             await table.operator.call("POST", award, {"tricks": None, "reason": "r"})
         assert not_admin.value.status == 403

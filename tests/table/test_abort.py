@@ -32,7 +32,7 @@ def test_a_fault_mid_deal_ends_the_game_as_an_early_stop_does_7_7() -> None:
     assert ended.status is TableStatus.AWAITING_ADJUDICATION  # the archived deal awaits an award
     assert ended.outcome is not None and ended.outcome.termination is Termination.FAULT
     assert ended.outcome.note == "server fault: ZeroDivisionError: boom"
-    assert ended.outcome.settlement["result"] == [0, 0, 0]
+    assert ended.outcome.settlement_json()["result"] == [0, 0, 0]
     assert [a.action for a in result.applied] == [Interrupt("server fault: ZeroDivisionError: boom")]
     assert [r.deal_number for r in result.archived] == [1] and ended.pending == (1,)
     assert ended.clock.running is None
@@ -51,7 +51,8 @@ def test_when_even_the_settlement_fails_the_game_ends_without_one(monkeypatch: p
     assert result.game.status is TableStatus.FINISHED
     assert result.game.outcome is not None
     assert result.game.outcome.termination is Termination.FAULT
-    assert result.game.outcome.settlement == {"note": "server fault: ArithmeticError: overflow"}
+    assert result.game.outcome.settlement is None
+    assert result.game.outcome.settlement_json() == {"note": "server fault: ArithmeticError: overflow"}
     assert result.game.state is game.state and not result.applied  # nothing half-done is kept
     assert [e.kind for e in result.events] == ["game_over"]
 

@@ -92,7 +92,7 @@ def test_reserve_off_a_pulya_ending_with_an_award_outstanding_awaits_adjudicatio
     )
     final = table.send(AwardDeal(record, award))
     assert final.game.status is TableStatus.FINISHED and final.game.outcome is not None
-    assert final.game.outcome.settlement != provisional and final.game.outcome.settlement["sum"] == 0
+    assert final.game.outcome.settlement != provisional and final.game.outcome.settlement_json()["sum"] == 0
     assert [e.kind for e in final.events] == ["deal_awarded", "game_over"]
 
 
@@ -183,7 +183,7 @@ def test_two_seats_out_in_one_deal_are_both_recorded_and_penalised() -> None:
     assert result.timed_out == (0, 2)
     penalties = [line for line in ended.game.sheet.history if line.kind == "timeout"]
     assert [line.summary for line in penalties] == ["seat 0 ran out of time", "seat 2 ran out of time"]
-    assert ended.game.outcome is not None and ended.game.outcome.settlement["sum"] == 0
+    assert ended.game.outcome is not None and ended.game.outcome.settlement_json()["sum"] == 0
 
 
 def test_an_action_at_the_deadline_is_too_late_and_the_procedure_acts_instead() -> None:
@@ -213,5 +213,6 @@ def test_a_whole_pulya_through_the_step_settles_to_zero(seed: int) -> None:
     table.play_randomly(seed)
     game = table.game
     assert game.status is TableStatus.FINISHED and game.outcome is not None
-    assert game.outcome.termination is Termination.POOL_COMPLETE and game.outcome.settlement["sum"] == 0
+    assert game.outcome.termination is Termination.POOL_COMPLETE
+    assert game.outcome.settlement_json()["sum"] == 0
     assert game.sheet.deals == game.state.deal_number

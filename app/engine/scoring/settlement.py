@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
+from typing import Any
 
 from app.engine.scoring.records import ScoringError
 from app.engine.scoring.sheet import ScoreSheet
@@ -27,6 +28,33 @@ class Settlement:
     def result(self) -> tuple[int, ...] | tuple[Fraction, ...]:
         """The table's result: variant 1 under ``kodeks`` rounding, else the exact fractions."""
         return self.variant1 if self.rounding == "kodeks" else self.exact
+
+    def to_json(self) -> dict[str, Any]:
+        """As the protocol sends it and the table's row stores it: fractions and money as strings (exact),
+        ``result`` and ``sum`` the table's result (variant 1, or the fractions) for a reader who wants one."""
+        result = self.result
+        return {
+            "rounding": self.rounding,
+            "result": [v if isinstance(v, int) else str(v) for v in result],
+            "sum": str(sum(result)) if not all(isinstance(v, int) for v in result) else sum(result),
+            "variant1": list(self.variant1),
+            "variant2": list(self.variant2),
+            "exact": [str(v) for v in self.exact],
+            "money": [str(v) for v in self.money],
+            "mountains": list(self.mountains),
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Settlement:
+        """`to_json` read back; ``result`` and ``sum`` follow from the rest, so they are not read."""
+        return Settlement(
+            mountains=tuple(int(v) for v in data["mountains"]),
+            variant1=tuple(int(v) for v in data["variant1"]),
+            variant2=tuple(int(v) for v in data["variant2"]),
+            exact=tuple(Fraction(v) for v in data["exact"]),
+            rounding=str(data["rounding"]),
+            money=tuple(Decimal(v) for v in data["money"]),
+        )
 
 
 def settle(sheet: ScoreSheet) -> Settlement:

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, RoomInvite, TableSeat, User
+from app.protocol.codes import ErrorCode
 from app.protocol.messages import ErrorMessage
 from app.server.errors import ApiError
 from app.table import LIVE
@@ -68,7 +69,7 @@ def visible_rooms(user: User) -> ColumnElement[bool]:
 
 async def require_sit(session: AsyncSession, room: Room, user: User) -> None:
     if not (await room_access(session, room, user)).may_sit:
-        raise ApiError(403, "not_invited", "this room is private: only invited players may sit here")
+        raise ApiError(ErrorCode.NOT_INVITED, "this room is private: only invited players may sit here")
 
 
 PRIVATE_ROOM = "this room is private and closed to spectators"
@@ -80,7 +81,7 @@ async def require_watch(session: AsyncSession, room: Room, user: User, table_id:
         return
     if table_id is not None and await is_seated(session, table_id, user.id):
         return
-    raise ApiError(403, "private_room", PRIVATE_ROOM)
+    raise ApiError(ErrorCode.PRIVATE_ROOM, PRIVATE_ROOM)
 
 
 async def is_seated(session: AsyncSession, table_id: int, user_id: int) -> bool:
@@ -131,7 +132,7 @@ async def close_unwelcome_watchers(ctx: ServerContext, session: AsyncSession, ro
     for conn in watchers:
         user = users.get(conn.user_id)
         if user is None or not (await room_access(session, room, user)).may_watch:
-            conn.send(ErrorMessage(code="private_room", message=PRIVATE_ROOM))
+            conn.send(ErrorMessage(code=ErrorCode.PRIVATE_ROOM, message=PRIVATE_ROOM))
             conn.close(CLOSE_FORBIDDEN)
             closed += 1
     return closed

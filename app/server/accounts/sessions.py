@@ -24,6 +24,7 @@ from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from app.db.models import UsedTicket, User
+from app.protocol.codes import ErrorCode
 from app.protocol.messages import ErrorMessage
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ def close_user(ctx: ServerContext, user_id: int, why: str) -> int:
     """Close every live socket of a user (logout, revocation, disabled account); returns how many."""
     conns = list(ctx.user_connections.get(user_id, ()))
     for conn in conns:
-        conn.send(ErrorMessage(code="unauthorized", message=why))
+        conn.send(ErrorMessage(code=ErrorCode.UNAUTHORIZED, message=why))
         conn.close(CLOSE_UNAUTHORIZED)
     return len(conns)
 
@@ -205,5 +206,5 @@ async def _sweep_users(ctx: ServerContext, ids: list[int]) -> None:
         generation, disabled = current.get(user_id, (None, True))
         stale = [c for c in ctx.user_connections.get(user_id, ()) if disabled or c.generation != generation]
         for conn in stale:
-            conn.send(ErrorMessage(code="unauthorized", message="the session was revoked"))
+            conn.send(ErrorMessage(code=ErrorCode.UNAUTHORIZED, message="the session was revoked"))
             conn.close(CLOSE_UNAUTHORIZED)

@@ -30,7 +30,7 @@ from app.table import Game
 def outcome_message(game: Game | None) -> GameOutcome | None:
     if game is None or game.outcome is None:
         return None
-    return GameOutcome(reason=game.outcome.termination.value, settlement=game.outcome.settlement)
+    return GameOutcome(reason=game.outcome.termination.value, settlement=game.outcome.settlement_json())
 
 
 def _view(game: Game | None, seat: int | None, legal: list[dict[str, Any]]) -> dict[str, Any] | None:

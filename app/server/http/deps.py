@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.auth.roles import Role
 from app.auth.tokens import TokenClaims, TokenError, verify_token
 from app.db.models import User
+from app.protocol.codes import ErrorCode
 from app.server.context import ServerContext
 from app.server.errors import ApiError
 
@@ -46,22 +47,22 @@ def bearer_token(request: Request) -> str | None:
 
 def claims_of(ctx: ServerContext, token: str | None) -> TokenClaims:
     if not token:
-        raise ApiError(401, "unauthorized", "a bearer token is required")
+        raise ApiError(ErrorCode.UNAUTHORIZED, "a bearer token is required")
     try:
         return verify_token(ctx.token_secret, token, time.time(), ctx.settings.token_ttl)
     except TokenError as exc:
-        raise ApiError(401, "unauthorized", str(exc)) from None
+        raise ApiError(ErrorCode.UNAUTHORIZED, str(exc)) from None
 
 
 async def live_user(session: AsyncSession, user_id: int, generation: int) -> User:
     """The user, if the account is enabled and has not revoked tokens of this generation."""
     user = await session.get(User, user_id)
     if user is None:
-        raise ApiError(401, "unauthorized", "the token's user no longer exists")
+        raise ApiError(ErrorCode.UNAUTHORIZED, "the token's user no longer exists")
     if user.disabled:
-        raise ApiError(401, "unauthorized", "the account is disabled")
+        raise ApiError(ErrorCode.UNAUTHORIZED, "the account is disabled")
     if user.token_generation != generation:
-        raise ApiError(401, "unauthorized", "the token was revoked")
+        raise ApiError(ErrorCode.UNAUTHORIZED, "the token was revoked")
     return user
 
 
@@ -85,7 +86,7 @@ CurrentClaims = Annotated[TokenClaims, Depends(get_claims)]
 def require(role: Role) -> object:
     async def check(user: CurrentUser) -> User:
         if not Role(user.role).allows(role):
-            raise ApiError(403, "forbidden", f"this needs the {role.value} role")
+            raise ApiError(ErrorCode.FORBIDDEN, f"this needs the {role.value} role")
         return user
 
     return Depends(check)

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db.models import InterruptedDeal
+from app.protocol.codes import ErrorCode
 from app.server.context import ServerContext
 from app.server.http.deps import MAX_ID
 from app.server.http.middleware import refuse
@@ -89,7 +90,7 @@ class ForwardToOwner:
         except httpx.HTTPError as exc:
             log.warning("forward to %s failed: %s", address, exc)
             unanswered = "the table's worker did not answer; try again"
-            await refuse(send, 503, "owner_unavailable", unanswered, headers=((b"retry-after", b"1"),))
+            await refuse(send, ErrorCode.OWNER_UNAVAILABLE, unanswered, headers=((b"retry-after", b"1"),))
             return
         out = [(k.encode(), v.encode()) for k, v in response.headers.multi_items()]
         out = [(k, v) for k, v in out if k.lower() not in _HOP]

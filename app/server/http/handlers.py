@@ -8,24 +8,16 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.server.errors import ApiError
+from app.protocol.codes import ErrorCode
+from app.server.errors import HTTP_STATUS, ApiError
+from app.server.tables.commands import SeatError
+from app.table import TableRefused
 
-SEAT_ERROR_STATUS = {
-    "game_started": 409,
-    "already_seated": 409,
-    "table_full": 409,
-    "seat_taken": 409,
-    "bad_seat": 422,
-    "not_seated": 409,
-    "not_playing": 409,
-    "not_pending": 409,
-    "award_ends_pulya": 409,
-    "table_closed": 503,
-    "table_busy": 503,
-    "conflict": 409,
-    "server_fault": 500,
-    "server_error": 503,
-}
+
+def refusal(exc: SeatError | TableRefused) -> ApiError:
+    """A table's refusal as a REST caller gets it, the status from `HTTP_STATUS`. A code the table gives
+    only to a seat's action has no status there; should one come, the table's state refused it (409)."""
+    return ApiError(exc.code, exc.message, status=HTTP_STATUS.get(exc.code, 409))
 
 
 # The database cannot be reached (refused, reset, timed out, or the driver's connection is unusable): a 503
@@ -52,14 +44,21 @@ def database_down(exc: BaseException) -> bool:
 
 def database_unavailable() -> JSONResponse:
     return JSONResponse(
-        {"error": "database_unavailable", "message": "the database is unavailable; try again shortly"},
-        status_code=503,
+        {
+            "error": ErrorCode.DATABASE_UNAVAILABLE,
+            "message": "the database is unavailable; try again shortly",
+        },
+        status_code=HTTP_STATUS[ErrorCode.DATABASE_UNAVAILABLE],
         headers={"Retry-After": DATABASE_RETRY_AFTER},
     )
 
 
-HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-              405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type"}  # fmt: skip
+# Starlette's own refusals by status (the reverse of `HTTP_STATUS` for these codes).
+HTTP_CODES = {
+    HTTP_STATUS[code]: code
+    for code in (ErrorCode.BAD_REQUEST, ErrorCode.UNAUTHORIZED, ErrorCode.FORBIDDEN, ErrorCode.NOT_FOUND,
+                 ErrorCode.METHOD_NOT_ALLOWED, ErrorCode.TOO_LARGE, ErrorCode.UNSUPPORTED_MEDIA_TYPE)
+}  # fmt: skip
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -74,7 +73,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         # Starlette's own refusals (no such route, wrong method, unparsable body) in the documented form.
-        code = HTTP_CODES.get(exc.status_code, "bad_request" if exc.status_code < 500 else "server_error")
+        fallback = ErrorCode.BAD_REQUEST if exc.status_code < 500 else ErrorCode.SERVER_ERROR
+        code = HTTP_CODES.get(exc.status_code, fallback)
         return JSONResponse(
             {"error": code, "message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
         )
@@ -97,6 +97,6 @@ def install_error_handlers(app: FastAPI) -> None:
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         field = ".".join(loc) or "request"
         return JSONResponse(
-            {"error": "invalid_request", "field": field, "message": f"{field}: {first.get('msg')}"},
-            status_code=422,
+            {"error": ErrorCode.INVALID_REQUEST, "field": field, "message": f"{field}: {first.get('msg')}"},
+            status_code=HTTP_STATUS[ErrorCode.INVALID_REQUEST],
         )

@@ -7,21 +7,23 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.protocol.codes import ErrorCode
 from app.server.cluster.addresses import hostname
+from app.server.errors import HTTP_STATUS
 
 # The rest of the body is never read, so the connection cannot be reused.
 _UNREAD_BODY = ((b"connection", b"close"),)
 
 
 async def refuse(
-    send: Send, status: int, code: str, message: str, headers: tuple[tuple[bytes, bytes], ...] = _UNREAD_BODY
+    send: Send, code: ErrorCode, message: str, headers: tuple[tuple[bytes, bytes], ...] = _UNREAD_BODY
 ) -> None:
     """A JSON error answered from ASGI middleware (the app's typed errors have the same shape)."""
     body = json.dumps({"error": code, "message": message}).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": status,
+            "status": HTTP_STATUS[code],
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
@@ -49,7 +51,7 @@ class BodyLimit:
         too_large = f"request bodies are limited to {self.max_bytes} bytes"
         for name, value in scope["headers"]:
             if name == b"content-length" and (not value.isdigit() or int(value) > self.max_bytes):
-                await refuse(send, 413, "too_large", too_large)
+                await refuse(send, ErrorCode.TOO_LARGE, too_large)
                 return
         chunks: list[bytes] = []
         size = 0
@@ -62,13 +64,13 @@ class BodyLimit:
                     chunk = message.get("body", b"")
                     size += len(chunk)
                     if size > self.max_bytes:
-                        await refuse(send, 413, "too_large", too_large)
+                        await refuse(send, ErrorCode.TOO_LARGE, too_large)
                         return
                     chunks.append(chunk)
                     if not message.get("more_body", False):
                         break
         except TimeoutError:
-            await refuse(send, 408, "timeout", f"the request body must arrive within {self.timeout} s")
+            await refuse(send, ErrorCode.TIMEOUT, f"the request body must arrive within {self.timeout} s")
             return
         replayed = False
 

@@ -12,6 +12,7 @@ import time
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from app.db.models import User
+from app.protocol.codes import ErrorCode
 from app.protocol.messages import (
     ActionMessage,
     ErrorMessage,
@@ -53,7 +54,7 @@ async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User,
             else:
                 ticket = ctx.tickets.redeem(ticket_key, time.monotonic())
             if ticket is None:
-                raise ApiError(401, "unauthorized", "unknown, used or expired ticket")
+                raise ApiError(ErrorCode.UNAUTHORIZED, "unknown, used or expired ticket")
             user = await live_user(session, ticket.user_id, ticket.generation)
             return user, ticket.token_expires_at
         scheme, _, value = websocket.headers.get("authorization", "").partition(" ")
@@ -62,7 +63,7 @@ async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User,
 
 
 def _expire(conn: Connection) -> None:
-    conn.send(ErrorMessage(code="unauthorized", message="token expired"))
+    conn.send(ErrorMessage(code=ErrorCode.UNAUTHORIZED, message="token expired"))
     conn.close(CLOSE_UNAUTHORIZED)
 
 
@@ -84,7 +85,7 @@ def origin_allowed(websocket: WebSocket, allowed: str, public_port: int | None =
 
 
 async def _refuse(
-    websocket: WebSocket, code: str, message: str, close_code: int, reason: str | None = None
+    websocket: WebSocket, code: ErrorCode, message: str, close_code: int, reason: str | None = None
 ) -> None:
     await websocket.accept()
     await websocket.send_text(ErrorMessage(code=code, message=message).model_dump_json())
@@ -100,7 +101,7 @@ async def _redirect(websocket: WebSocket, ctx: ServerContext, table_id: int) -> 
     if address is None:
         return False
     url = moved_url(websocket, address, table_id)
-    await _refuse(websocket, "moved", f"table {table_id} is served at {url}", CLOSE_MOVED, url)
+    await _refuse(websocket, ErrorCode.MOVED, f"table {table_id} is served at {url}", CLOSE_MOVED, url)
     return True
 
 
@@ -118,7 +119,9 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     ctx: ServerContext = websocket.app.state.ctx
     settings = ctx.settings
     if not origin_allowed(websocket, settings.allowed_origins, settings.public_port):
-        await _refuse(websocket, "forbidden", "this origin may not open table sockets", CLOSE_FORBIDDEN)
+        await _refuse(
+            websocket, ErrorCode.FORBIDDEN, "this origin may not open table sockets", CLOSE_FORBIDDEN
+        )
         return
     try:
         if await _redirect(websocket, ctx, table_id):
@@ -130,7 +133,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         await _refuse(websocket, exc.code, exc.message, CLOSE_TRY_AGAIN)
         return
     except ApiError as exc:
-        await _refuse(websocket, "unauthorized", exc.message, CLOSE_UNAUTHORIZED)
+        await _refuse(websocket, ErrorCode.UNAUTHORIZED, exc.message, CLOSE_UNAUTHORIZED)
         return
     except Exception as exc:
         if not database_down(exc):
@@ -139,14 +142,14 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         await websocket.send_denial_response(database_unavailable())
         return
     if not welcome:  # a private room closed to spectators (app.server.accounts.privacy)
-        await _refuse(websocket, "private_room", PRIVATE_ROOM, CLOSE_FORBIDDEN)
+        await _refuse(websocket, ErrorCode.PRIVATE_ROOM, PRIVATE_ROOM, CLOSE_FORBIDDEN)
         return
     if actor is None:
-        await _refuse(websocket, "not_found", f"no table {table_id}", CLOSE_NOT_FOUND)
+        await _refuse(websocket, ErrorCode.NOT_FOUND, f"no table {table_id}", CLOSE_NOT_FOUND)
         return
     crowded = too_many_connections(ctx, user.id, table_id)
     if crowded is not None:
-        await _refuse(websocket, "too_many_connections", crowded, CLOSE_POLICY)
+        await _refuse(websocket, ErrorCode.TOO_MANY_CONNECTIONS, crowded, CLOSE_POLICY)
         return
     conn = Connection(
         websocket,
@@ -186,12 +189,14 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
                 break
             text = frame.get("text")
             if text is None:
-                conn.send(ErrorMessage(code="bad_json", message="binary frames are not accepted"))
+                conn.send(ErrorMessage(code=ErrorCode.BAD_JSON, message="binary frames are not accepted"))
                 continue
             if not bucket.take():
                 strikes += 1
                 if strikes == 1:
-                    conn.send(ErrorMessage(code="rate_limited", message="too many messages; slow down"))
+                    conn.send(
+                        ErrorMessage(code=ErrorCode.RATE_LIMITED, message="too many messages; slow down")
+                    )
                 if strikes >= settings.rate_strikes_to_close:
                     conn.close(CLOSE_POLICY)  # after the frames already sent, as every close
                     break
@@ -200,7 +205,9 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
             if len(text) > settings.max_frame_bytes or len(text.encode()) > settings.max_frame_bytes:
                 limit = settings.max_frame_bytes
                 conn.send(
-                    ErrorMessage(code="frame_too_large", message=f"frames are limited to {limit} bytes")
+                    ErrorMessage(
+                        code=ErrorCode.FRAME_TOO_LARGE, message=f"frames are limited to {limit} bytes"
+                    )
                 )
                 continue
             try:

@@ -89,7 +89,7 @@ async def read_table(sessions: async_sessionmaker[AsyncSession], table_id: int) 
         sheet = ScoreSheet.from_json(row.sheet) if row.sheet else ScoreSheet.new(row.seats, conventions)
         outcome = None
         if row.finish_reason is not None and row.settlement is not None:
-            outcome = Outcome(Termination(row.finish_reason), row.settlement)
+            outcome = Outcome.from_json(Termination(row.finish_reason), row.settlement)
         game = Game(state, clock, sheet, TableStatus(row.status), outcome, tuple(pending))
     return StoredTable(
         table_id=row.id,

@@ -90,7 +90,7 @@ class StepWrite:
             self.table["started_at"] = now
         if game.outcome is not None and (before is None or game.outcome is not before.outcome):
             self.table["finish_reason"] = game.outcome.termination.value
-            self.table["settlement"] = game.outcome.settlement
+            self.table["settlement"] = game.outcome.settlement_json()
             if before is None or before.outcome is None:
                 self.table["finished_at"] = now
         return len(result.applied)

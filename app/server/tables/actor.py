@@ -34,6 +34,7 @@ from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
 from app.engine.conventions import Conventions
 from app.engine.events import Event
 from app.engine.scoring import ScoringError
+from app.protocol.codes import ErrorCode
 from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
 from app.server import metrics
 from app.server.connections.connection import Connection
@@ -104,12 +105,12 @@ _BUSY = "the table is busy; try again in a moment"
 def _shed(command: Command) -> None:
     match command:
         case Act(conn, seq):
-            conn.send(ErrorMessage(code="table_busy", message=_BUSY, seq=seq))
+            conn.send(ErrorMessage(code=ErrorCode.TABLE_BUSY, message=_BUSY, seq=seq))
         case Resync(conn):
             conn.resync_pending = False  # the client may ask again
-            conn.send(ErrorMessage(code="table_busy", message=_BUSY))
+            conn.send(ErrorMessage(code=ErrorCode.TABLE_BUSY, message=_BUSY))
         case _:
-            fail(command, SeatError("table_busy", _BUSY))
+            fail(command, SeatError(ErrorCode.TABLE_BUSY, _BUSY))
 
 
 class StepStore(Protocol):
@@ -204,7 +205,10 @@ class TableActor:
         for conn in list(self.connections):
             conn.close()
         while not self.queue.empty():
-            fail(self.queue.get_nowait(), SeatError("table_closed", "the table was unloaded; try again"))
+            fail(
+                self.queue.get_nowait(),
+                SeatError(ErrorCode.TABLE_CLOSED, "the table was unloaded; try again"),
+            )
 
     def submit(self, command: Command) -> None:
         """Queue a command. Players', spectators' and REST callers' commands are refused with
@@ -236,7 +240,9 @@ class TableActor:
                 except Exception:
                     if isinstance(command, Act):  # every action gets a reply: this one is not applied
                         away = "the table cannot reach its database; send it again"
-                        command.conn.send(ErrorMessage(code="server_error", message=away, seq=command.seq))
+                        command.conn.send(
+                            ErrorMessage(code=ErrorCode.SERVER_ERROR, message=away, seq=command.seq)
+                        )
                     raise
             if command is None:
                 await self._recover_moves()
@@ -244,7 +250,7 @@ class TableActor:
                 await self._handle(command)
         except asyncio.CancelledError:
             if command is not None:
-                fail(command, SeatError("table_closed", "the table was unloaded; try again"))
+                fail(command, SeatError(ErrorCode.TABLE_CLOSED, "the table was unloaded; try again"))
             raise
         except (SeatError, TableRefused) as exc:
             if command is not None:  # refused: nothing changed; the caller gets the typed reason
@@ -257,7 +263,9 @@ class TableActor:
             else:
                 log.exception("table %s: command failed", self.table_id)
             if command is not None:
-                fail(command, SeatError("server_error", f"the table could not store the change: {exc}"))
+                fail(
+                    command, SeatError(ErrorCode.SERVER_ERROR, f"the table could not store the change: {exc}")
+                )
 
     # ---- dispatch --------------------------------------------------------------------------------------
 
@@ -359,7 +367,7 @@ class TableActor:
     async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, lag_ms: int = 0) -> None:
         seat = conn.seat
 
-        def reject(code: str, message: str) -> None:
+        def reject(code: ErrorCode, message: str) -> None:
             conn.send(ErrorMessage(code=code, message=message, seq=seq))
 
         try:
@@ -368,7 +376,7 @@ class TableActor:
                 return conn.send(AckMessage(seq=seq, v=self.version, duplicate=True))
             assert seat is not None  # `numbered` refuses a spectator's action
             if self.game is None:
-                return reject("not_started", "the game has not started")
+                return reject(ErrorCode.NOT_STARTED, "the game has not started")
             # Whose seat the action names and whether a player may send it at all: the step decides.
             action = action_from_json({"seat": seat, **data})
             result = await self._run_step(SeatAction(seat, action, lag_ms), client=(seat, seq))
@@ -378,18 +386,18 @@ class TableActor:
             return reject(exc.code, exc.message)
         except Exception:
             # Not committed, so not applied: the client may send the same command again.
-            reject("server_error", "the action could not be stored; nothing changed")
+            reject(ErrorCode.SERVER_ERROR, "the action could not be stored; nothing changed")
             raise
         if result.too_late:
             self.seating = self.seating.applied(seat, seq, None)
-            reject("not_your_turn", "too late: your time ran out before the action arrived")
+            reject(ErrorCode.NOT_YOUR_TURN, "too late: your time ran out before the action arrived")
         else:
             self.seating = self.seating.applied(seat, seq, action.to_json())
             conn.send(AckMessage(seq=seq, v=self.version))
 
     async def _on_award(self, award: Award) -> None:
         if self.game is None:
-            raise SeatError("not_playing", "no game was played at this table")
+            raise SeatError(ErrorCode.NOT_PLAYING, "no game was played at this table")
         # Awards of one deal go through its table only, one at a time: the next revision number is free.
         revision = await self.store.next_award_revision(award.deal_id)
         if award.entry:
@@ -407,7 +415,7 @@ class TableActor:
                 {
                     "table": self.table_id,
                     "status": game.status.value,
-                    "settlement": None if game.outcome is None else game.outcome.settlement,
+                    "settlement": None if game.outcome is None else game.outcome.settlement_json(),
                     "revision": revision,
                 }
             )
@@ -418,7 +426,7 @@ class TableActor:
         assert game is not None
         outcome = game.outcome
         return {"table": self.table_id, "status": game.status.value, "sheet": game.sheet.to_json(),
-                "settlement": None if outcome is None else outcome.settlement}  # fmt: skip
+                "settlement": None if outcome is None else outcome.settlement_json()}  # fmt: skip
 
     async def _recover_moves(self) -> None:
         if self.game is None:
@@ -458,7 +466,7 @@ class TableActor:
             return
         if stored is None:
             self._unsure = False
-            raise SeatError("table_closed", "the table is gone")
+            raise SeatError(ErrorCode.TABLE_CLOSED, "the table is gone")
         log.warning("table %s: a commit reported failed was stored (v%s, not v%s); reloaded from the log",
                     self.table_id, stored.version, self.version)  # fmt: skip
         self.restore(stored)
@@ -502,7 +510,7 @@ class TableActor:
         """Compute the step, store it, then adopt and publish it (TableRefused: nothing happened)."""
         stored_game = self.game
         if stored_game is None:
-            raise TableRefused("not_started", "the game has not started")
+            raise TableRefused(ErrorCode.NOT_STARTED, "the game has not started")
         now = self._now()
         game = self._thawed(stored_game, now)
         try:
@@ -513,17 +521,19 @@ class TableActor:
             if isinstance(exc, ScoringError) and isinstance(command, AwardDeal | JudgeSheet):
                 # An award or a sanction the table's sheet cannot write (its conventions refuse it): nothing
                 # changed, and the administrator is told why.
-                code = "invalid_sanction" if isinstance(command, JudgeSheet) else "invalid_award"
+                code = (
+                    ErrorCode.INVALID_SANCTION if isinstance(command, JudgeSheet) else ErrorCode.INVALID_AWARD
+                )
                 raise SeatError(code, str(exc)) from exc
             if not isinstance(command, _DRIVING):
                 # An administrator's or operator's command failed: nothing changed, the game goes on.
                 log.exception("table %s: %s failed", self.table_id, type(command).__name__)
-                raise SeatError("server_fault", f"the table could not apply it: {exc}") from exc
+                raise SeatError(ErrorCode.SERVER_FAULT, f"the table could not apply it: {exc}") from exc
             # A fault in the table's own step (a bug, not the database): the same step would fail again on
             # every later move, so the game ends here, typed, with the fault recorded (issue 13 §7).
             log.exception("table %s: the step failed; the game is ended", self.table_id)
             await self._run_abort(game, now, exc)
-            raise SeatError("server_error", "the table failed and its game was ended") from exc
+            raise SeatError(ErrorCode.SERVER_ERROR, "the table failed and its game was ended") from exc
         if not result.changed:
             return result
         await self._store(game, result, now, client=client, adjudication=adjudication)
@@ -567,7 +577,7 @@ class TableActor:
             }
             if award.entry:
                 outcome = result.game.outcome
-                settlement = None if outcome is None else outcome.settlement
+                settlement = None if outcome is None else outcome.settlement_json()
                 write.award_rows.append({**award.entry, "settlement": settlement})
             if award.audit:
                 write.audit_rows.append(award.audit)
@@ -597,7 +607,9 @@ class TableActor:
         except IntegrityError as exc:
             # The database refused the rows (a key taken meanwhile): definitely not stored, and the database
             # is up, so the clocks run on.
-            raise SeatError("conflict", "the change conflicts with one stored meanwhile; try again") from exc
+            raise SeatError(
+                ErrorCode.CONFLICT, "the change conflicts with one stored meanwhile; try again"
+            ) from exc
         except Exception as exc:
             self._unsure = self._unsure or not isinstance(exc, WriteRefused)
             self._store_failed()

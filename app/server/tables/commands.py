@@ -1,8 +1,8 @@
 """What a table actor's queue carries: connections, seats, actions, timers, operators' and admins' acts.
 
 Every command that a caller waits for carries a ``reply`` future, and every such command gets a reply:
-its result, or a `SeatError` whose ``code`` maps to an HTTP status in one place (`app.server.http.handlers`),
-``server_error`` included when the table could not store the change.
+its result, or a `SeatError` whose ``code`` maps to an HTTP status in one place
+(`app.server.errors.HTTP_STATUS`), ``server_error`` included when the table could not store the change.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 from app.autoplay.record import InterruptedDeal
 from app.engine.result import DealResult
+from app.protocol.codes import ErrorCode
 from app.server.connections.connection import Connection
 from app.server.timebase import MonoMs, mono_ms
 from app.table.commands import JudgeSheet
@@ -21,7 +22,7 @@ from app.table.commands import JudgeSheet
 class SeatError(Exception):
     """A request the table refuses, or could not carry out; ``code`` maps to an HTTP status."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

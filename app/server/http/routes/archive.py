@@ -20,8 +20,10 @@ from app.autoplay import InterruptedDeal as InterruptedRecord
 from app.autoplay.suggestion import suggest
 from app.db.models import ActionRecord, Award, GameTable, InterruptedDeal, TableSeat, User
 from app.engine import shuffle_action
+from app.protocol.codes import ErrorCode
 from app.server.errors import ApiError
 from app.server.http.deps import MAX_ID, AdminUser, ContextDep, Id, SessionDep
+from app.server.http.handlers import refusal
 from app.server.http.routes.history import AwardIn, award_request
 from app.server.tables.registry import get_actor
 from app.server.tables.robot import run_off_loop
@@ -130,7 +132,7 @@ async def _seat_names(session: SessionDep, tables: set[int]) -> dict[int, list[s
 async def _deal(session: SessionDep, deal_id: int) -> InterruptedDeal:
     row = await session.get(InterruptedDeal, deal_id)
     if row is None:
-        raise ApiError(404, "not_found", f"no interrupted deal {deal_id}", "deal")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no interrupted deal {deal_id}", "deal")
     return row
 
 
@@ -200,7 +202,7 @@ async def suggestion(deal_id: Id, _admin: AdminUser, ctx: ContextDep) -> dict[st
     # One search at a time on its own thread: judges never wait in the robots' queue nor hold it up, and
     # no queue of searches grows (a busy solver is a 503 to try again).
     if _SEARCHING.locked():
-        raise ApiError(503, "busy", "the solver is working on another suggestion; try again shortly")
+        raise ApiError(ErrorCode.BUSY, "the solver is working on another suggestion; try again shortly")
     async with _SEARCHING:
         found = await run_off_loop(_suggestion_executor(), lambda: suggest(record))
     out = {"deal": deal_id, **found.to_json()}
@@ -228,14 +230,14 @@ async def preview(deal_id: Id, body: AwardIn, _admin: AdminUser, ctx: ContextDep
     table_id, record, result = await award_request(ctx, deal_id, body)
     actor = await get_actor(ctx, table_id)
     if actor is None or actor.game is None:
-        raise ApiError(404, "not_found", f"no game at table {table_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no game at table {table_id}")
     command = AwardDeal(record, result, revise=body.revise)
     try:
         after = step(
             actor.game, command, now_ms=mono_ms(), moves=ServerMoves(lambda: shuffle_action(_RANDOM))
         )
     except TableRefused as exc:
-        raise ApiError(409, exc.code, exc.message) from None
+        raise refusal(exc) from None
     game = after.game
     return {
         "deal": deal_id,
@@ -243,5 +245,5 @@ async def preview(deal_id: Id, body: AwardIn, _admin: AdminUser, ctx: ContextDep
         "result": result.to_json(),
         "status": game.status.value,
         "sheet": game.sheet.to_json(),
-        "settlement": None if game.outcome is None else game.outcome.settlement,
+        "settlement": None if game.outcome is None else game.outcome.settlement_json(),
     }

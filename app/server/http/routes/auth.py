@@ -17,6 +17,7 @@ from app.auth.passwords import PoolBusy
 from app.auth.roles import Role
 from app.auth.tokens import issue_token
 from app.auth.users import AccountError, check_credentials, create_user, revoke_tokens, user_by_name
+from app.protocol.codes import ErrorCode
 from app.server.accounts.ratelimit import retry_after
 from app.server.accounts.sessions import close_user
 from app.server.cluster.addresses import moved_url
@@ -48,12 +49,14 @@ class UserOut(BaseModel):
 
 def _too_many(wait: float) -> ApiError:
     return ApiError(
-        429, "rate_limited", "too many attempts; try again later", headers={"Retry-After": retry_after(wait)}
+        ErrorCode.RATE_LIMITED,
+        "too many attempts; try again later",
+        headers={"Retry-After": retry_after(wait)},
     )
 
 
 def _busy() -> ApiError:
-    return ApiError(503, "busy", "the server is busy; try again shortly", headers={"Retry-After": "1"})
+    return ApiError(ErrorCode.BUSY, "the server is busy; try again shortly", headers={"Retry-After": "1"})
 
 
 def _limit(ctx: ServerContext, request: Request, name: str | None) -> None:
@@ -77,14 +80,15 @@ async def register(body: Credentials, request: Request, session: SessionDep, ctx
         password_hash = await ctx.passwords.hash(body.password)
         user = await create_user(session, body.name, body.password, Role.PLAYER, password_hash=password_hash)
     except AccountError as exc:
-        status = 409 if exc.message == "already taken" else 422
-        raise ApiError(status, "invalid_account", str(exc), exc.field) from None
+        # A taken name is a conflict with another account (409); a name or password against the rules a 422.
+        status = 409 if exc.message == "already taken" else None
+        raise ApiError(ErrorCode.INVALID_ACCOUNT, str(exc), exc.field, status=status) from None
     except PoolBusy:
         raise _busy() from None
     try:
         await session.commit()
     except IntegrityError:  # the same name registered concurrently
-        raise ApiError(409, "invalid_account", "name: already taken", "name") from None
+        raise ApiError(ErrorCode.INVALID_ACCOUNT, "name: already taken", "name", status=409) from None
     return UserOut(id=user.id, name=user.name, role=user.role)
 
 
@@ -98,9 +102,9 @@ async def login(body: Credentials, request: Request, session: SessionDep, ctx: C
     except PoolBusy:
         raise _busy() from None
     if user is None or not ok:
-        raise ApiError(401, "unauthorized", "wrong name or password")
+        raise ApiError(ErrorCode.UNAUTHORIZED, "wrong name or password")
     if user.disabled:
-        raise ApiError(403, "disabled", "the account is disabled")
+        raise ApiError(ErrorCode.DISABLED, "the account is disabled")
     token, expires_at = issue_token(
         ctx.token_secret, user.id, time.time(), ctx.settings.token_ttl, user.token_generation
     )

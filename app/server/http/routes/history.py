@@ -1,4 +1,6 @@
-"""A game's history: the deals of a finished game for everyone; the full action log for admins."""
+"""A game's history: the deals of a finished game for everyone; the full action log for admins; an
+administrator's award for an interrupted deal (the deals themselves are listed by the archive,
+`app.server.http.routes.archive`)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,12 @@ from app.engine.conventions import Conventions
 from app.engine.result import DealResult, PlayMode, WhistCall
 from app.engine.scoring import ScoringError
 from app.engine.scoring.checks import check_result
+from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit_row
 from app.server.accounts.privacy import require_watch
 from app.server.errors import ApiError
 from app.server.http.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
-from app.server.http.handlers import SEAT_ERROR_STATUS
+from app.server.http.handlers import refusal
 from app.server.tables.commands import Award, SeatError
 from app.server.tables.registry import get_actor
 
@@ -37,7 +40,7 @@ async def table_history(table_id: Id, user: CurrentUser, session: SessionDep) ->
     room closed to spectators shows it only to its players (`app.server.accounts.privacy`)."""
     table = await session.get(GameTable, table_id)
     if table is None:
-        raise ApiError(404, "not_found", f"no table {table_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
     room = await session.get(Room, table.room_id)
     if room is not None:
         await require_watch(session, room, user, table_id)
@@ -62,13 +65,13 @@ async def action_log(table_id: Id, admin: AdminUser, session: SessionDep) -> dic
     seated at the table while its game is played: the shuffles are every hand (RULES §12)."""
     table = await session.get(GameTable, table_id)
     if table is None:
-        raise ApiError(404, "not_found", f"no table {table_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
     if table.status not in FINAL:
         seated = await session.scalar(
             select(TableSeat).where(TableSeat.table_id == table_id, TableSeat.user_id == admin.id)
         )
         if seated is not None:
-            raise ApiError(403, "forbidden", "a player at this table cannot read its log during the game")
+            raise ApiError(ErrorCode.FORBIDDEN, "a player at this table cannot read its log during the game")
     rows = (
         await session.execute(
             select(ActionRecord).where(ActionRecord.table_id == table_id).order_by(ActionRecord.seq)
@@ -95,18 +98,6 @@ async def action_log(table_id: Id, admin: AdminUser, session: SessionDep) -> dic
     }
 
 
-@router.get("/admin/interrupted")
-async def interrupted(_admin: AdminUser, session: SessionDep) -> list[dict[str, Any]]:
-    """Interrupted deals awaiting adjudication (RULES §8.4)."""
-    rows = (
-        await session.execute(select(InterruptedDeal).where(InterruptedDeal.adjudication.is_(None)))
-    ).scalars()
-    return [
-        {"id": r.id, "table": r.table_id, "deal": r.deal_number, "reason": r.reason, "record": r.record}
-        for r in rows
-    ]
-
-
 class AwardIn(BaseModel):
     """An administrator's award for an interrupted deal (RULES §8.4): ``tricks`` per active seat, or null
     for a void deal; ``contract`` when the declarer never named one. ``reason`` is recorded with it;
@@ -129,7 +120,7 @@ async def award_request(
     async with ctx.sessions() as session:
         row = await session.get(InterruptedDeal, deal_id)
         if row is None:
-            raise ApiError(422, "unknown_deal", f"no interrupted deal {deal_id}", "deal")
+            raise ApiError(ErrorCode.UNKNOWN_DEAL, f"no interrupted deal {deal_id}", "deal")
         table_id, stored, awarded = row.table_id, row.record, row.adjudication is not None
         table = await session.get(GameTable, table_id)
         conventions = Conventions() if table is None else Conventions.model_validate(table.conventions)
@@ -144,20 +135,23 @@ def validated_award(
     field; nothing is stored."""
     if awarded and not body.revise:
         raise ApiError(
-            422, "already_adjudicated", "this deal has been awarded: revise it with revise=true", "revise"
+            ErrorCode.ALREADY_ADJUDICATED, "this deal has been awarded: revise it with revise=true", "revise"
         )
     if body.revise and not awarded:
-        raise ApiError(422, "not_awarded", "this deal has no award to revise", "revise")
+        # The request contradicts the archive's row, as its twin `already_adjudicated` does: a 422 naming
+        # ``revise``. The table's `not_awarded` (its sheet holds no award to revise) is a 409 like its
+        # other refusals.
+        raise ApiError(ErrorCode.NOT_AWARDED, "this deal has no award to revise", "revise", status=422)
     try:
         contract = None if body.contract is None else Bid.parse(body.contract)
     except ValueError as exc:
-        raise ApiError(422, "invalid_award", str(exc), "contract") from None
+        raise ApiError(ErrorCode.INVALID_AWARD, str(exc), "contract") from None
     try:
         calls = None if body.calls is None else tuple(body.calls)
         result = record.awarded(body.tricks, contract=contract, calls=calls, mode=body.play)
         check_result(result, record.seats, conventions)
     except (AdjudicationError, ScoringError, ValueError) as exc:
-        raise ApiError(422, "invalid_award", str(exc), "tricks") from None
+        raise ApiError(ErrorCode.INVALID_AWARD, str(exc), "tricks") from None
     return result
 
 
@@ -171,7 +165,7 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
     table_id, record, result = await award_request(ctx, deal_id, body)
     actor = await get_actor(ctx, table_id)
     if actor is None:
-        raise ApiError(404, "not_found", f"no table {table_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
     # The table numbers the revision (awards of one deal are serialised by its table).
     now = time.time()
     entry = {
@@ -186,6 +180,5 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
     try:
         out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
     except SeatError as exc:
-        status = 422 if exc.code == "invalid_award" else SEAT_ERROR_STATUS.get(exc.code, 409)
-        raise ApiError(status, exc.code, exc.message) from None
+        raise refusal(exc) from None
     return out

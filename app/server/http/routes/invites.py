@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.auth.users import name_key
 from app.db.models import GameTable, Room, RoomInvite, RoomLink, TableSeat, User
+from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.privacy import close_unwelcome_watchers, is_invited, is_staff
 from app.server.errors import ApiError
@@ -85,7 +86,7 @@ async def invite(room_id: Id, body: InviteIn, user: OperatorUser, session: Sessi
     room = await own_room(session, user, room_id)
     guest = await session.scalar(select(User).where(User.name_key == name_key(body.user)))
     if guest is None:
-        raise ApiError(422, "unknown_user", f"user: no user named {body.user!r}", "user")
+        raise ApiError(ErrorCode.UNKNOWN_USER, f"user: no user named {body.user!r}", "user")
     guest_id, guest_name = guest.id, guest.name
     existing = await session.scalar(
         select(RoomInvite).where(RoomInvite.room_id == room_id, RoomInvite.user_id == guest_id)
@@ -113,7 +114,7 @@ async def uninvite(
         select(RoomInvite).where(RoomInvite.room_id == room_id, RoomInvite.user_id == user_id)
     )
     if existing is None:
-        raise ApiError(404, "not_found", f"user {user_id} is not invited to room {room_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"user {user_id} is not invited to room {room_id}")
     guest = await session.get(User, user_id)
     await session.delete(existing)
     audit(session, user, "uninvite", f"room {room_id}", user=guest.name if guest else user_id)
@@ -145,7 +146,7 @@ async def revoke_link(room_id: Id, link_id: Id, user: OperatorUser, session: Ses
     await own_room(session, user, room_id)
     link = await session.get(RoomLink, link_id)
     if link is None or link.room_id != room_id:
-        raise ApiError(404, "not_found", f"no invite link {link_id} in room {room_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no invite link {link_id} in room {room_id}")
     if link.revoked_at is None:
         link.revoked_at = time.time()
         audit(session, user, "revoke_invite_link", f"room {room_id}", link=link.id)
@@ -159,12 +160,12 @@ async def redeem(token: Token, user: CurrentUser, session: SessionDep) -> dict[s
     and told where to go: the room's first waiting table with a free seat, if any."""
     link = await session.scalar(select(RoomLink).where(RoomLink.token == token))
     if link is None:
-        raise ApiError(404, "not_found", "no such invite link")
+        raise ApiError(ErrorCode.NOT_FOUND, "no such invite link")
     if link.revoked_at is not None:
-        raise ApiError(410, "invite_revoked", "this invite link was revoked by the room's operator")
+        raise ApiError(ErrorCode.INVITE_REVOKED, "this invite link was revoked by the room's operator")
     room = await session.get(Room, link.room_id)
     if room is None or room.closed:
-        raise ApiError(409, "room_closed", "the room is closed")
+        raise ApiError(ErrorCode.ROOM_CLOSED, "the room is closed")
     out = {"room_id": room.id, "room": room.name, "table_id": await _free_table(session, room.id)}
     if not is_staff(room, user) and not await is_invited(session, room.id, user.id):
         session.add(

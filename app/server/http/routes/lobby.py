@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
+from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.privacy import require_sit, require_watch, room_access, table_room, visible_rooms
 from app.server.errors import ApiError
@@ -27,7 +28,7 @@ from app.server.http.deps import (
     bearer_token,
     user_from_token,
 )
-from app.server.http.handlers import SEAT_ERROR_STATUS
+from app.server.http.handlers import refusal
 from app.server.tables.actor import TableActor
 from app.server.tables.commands import Leave, SeatError, Sit, Stop
 from app.server.tables.registry import get_actor, place_table
@@ -101,7 +102,7 @@ def _validate_conventions(preset: str, overrides: dict[str, Any]) -> Conventions
         return conventions_from(preset, overrides)
     except ConventionError as exc:
         field = str(exc).split(":", 1)[0]
-        raise ApiError(422, "invalid_convention", str(exc), field) from None
+        raise ApiError(ErrorCode.INVALID_CONVENTION, str(exc), field) from None
 
 
 async def _room_out(session: SessionDep, room: Room, viewer: User) -> RoomOut:
@@ -194,7 +195,7 @@ async def create_room(body: RoomIn, user: OperatorUser, session: SessionDep) -> 
 async def get_room(room_id: Id, user: CurrentUser, session: SessionDep) -> RoomOut:
     room = await session.get(Room, room_id)
     if room is None:
-        raise ApiError(404, "not_found", f"no room {room_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no room {room_id}")
     await require_watch(session, room, user)
     return await _room_out(session, room, user)
 
@@ -216,13 +217,13 @@ async def open_table(
 ) -> TableOut:
     room = await session.get(Room, room_id)
     if room is None:
-        raise ApiError(404, "not_found", f"no room {room_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no room {room_id}")
     if room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
-        raise ApiError(403, "forbidden", "only the room's operator opens tables in it")
+        raise ApiError(ErrorCode.FORBIDDEN, "only the room's operator opens tables in it")
     if room.closed:  # admin: a closed room opens no more tables
-        raise ApiError(409, "room_closed", "the room is closed")
+        raise ApiError(ErrorCode.ROOM_CLOSED, "the room is closed")
     if body.seats not in (3, 4):
-        raise ApiError(422, "invalid_request", "seats: a table has 3 or 4 seats", "seats")
+        raise ApiError(ErrorCode.INVALID_REQUEST, "seats: a table has 3 or 4 seats", "seats")
     conventions = _validate_conventions(room.preset, {**room.overrides, **body.overrides})
     live = await session.scalar(
         select(func.count())
@@ -232,7 +233,7 @@ async def open_table(
     )
     cap = ctx.settings.max_live_tables_per_operator
     if (live or 0) >= cap:
-        raise ApiError(409, "too_many_tables", f"an operator has at most {cap} unfinished tables")
+        raise ApiError(ErrorCode.TOO_MANY_TABLES, f"an operator has at most {cap} unfinished tables")
     table = GameTable(
         room_id=room.id,
         seats=body.seats,
@@ -252,7 +253,7 @@ async def open_table(
 async def get_table(table_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
     table = await session.get(GameTable, table_id)
     if table is None:
-        raise ApiError(404, "not_found", f"no table {table_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
     room = await session.get(Room, table.room_id)
     if room is not None:
         await require_watch(session, room, user, table_id)
@@ -275,12 +276,12 @@ async def _ask(future: asyncio.Future[Any]) -> Any:
     try:
         return await asyncio.wait_for(future, timeout=30)
     except SeatError as exc:
-        raise ApiError(SEAT_ERROR_STATUS.get(exc.code, 409), exc.code, exc.message) from None
+        raise refusal(exc) from None
 
 
 def _require_operator(user: User) -> None:
     if not Role(user.role).allows(Role.OPERATOR):
-        raise ApiError(403, "forbidden", f"this needs the {Role.OPERATOR.value} role")
+        raise ApiError(ErrorCode.FORBIDDEN, f"this needs the {Role.OPERATOR.value} role")
 
 
 async def _live_actor(ctx: ContextDep, table_id: int) -> TableActor:
@@ -291,12 +292,12 @@ async def _live_actor(ctx: ContextDep, table_id: int) -> TableActor:
         async with ctx.sessions() as session:
             status = await session.scalar(select(GameTable.status).where(GameTable.id == table_id))
         if status is None:
-            raise ApiError(404, "not_found", f"no table {table_id}")
+            raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
         if status not in LIVE:
-            raise ApiError(409, "game_over", "the table's game is over")
+            raise ApiError(ErrorCode.GAME_OVER, "the table's game is over")
         actor = await get_actor(ctx, table_id)
     if actor is None:
-        raise ApiError(404, "not_found", f"no table {table_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
     return actor
 
 
@@ -318,10 +319,10 @@ async def _check_room_operator(ctx: ContextDep, table_id: int, user: User, what:
     async with ctx.sessions() as session:
         table = await session.get(GameTable, table_id)
         if table is None:
-            raise ApiError(404, "not_found", f"no table {table_id}")
+            raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
         room = await session.get(Room, table.room_id)
         if room is not None and room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
-            raise ApiError(403, "forbidden", f"only the room's operator or an admin {what}")
+            raise ApiError(ErrorCode.FORBIDDEN, f"only the room's operator or an admin {what}")
 
 
 @router.post("/tables/{table_id}/robots")
@@ -333,7 +334,7 @@ async def seat_robot(table_id: Id, body: RobotIn, user: Caller, ctx: ContextDep)
     free = [s for s, u in enumerate(actor.seating.users) if u is None]
     seat = body.seat if body.seat is not None else (free[0] if free else None)
     if seat is None:
-        raise ApiError(409, "table_full", "no free seat")
+        raise ApiError(ErrorCode.TABLE_FULL, "no free seat")
     async with ctx.sessions() as session, session.begin():
         robot = await robot_user(session, body.level, seat)
         robot_id, name = robot.id, robot.name

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, User
+from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.privacy import close_unwelcome_watchers
 from app.server.errors import ApiError
@@ -36,9 +37,9 @@ class RoomEdit(BaseModel):
 async def own_room(session: SessionDep, user: User, room_id: int) -> Room:
     room = await session.get(Room, room_id)
     if room is None:
-        raise ApiError(404, "not_found", f"no room {room_id}")
+        raise ApiError(ErrorCode.NOT_FOUND, f"no room {room_id}")
     if room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
-        raise ApiError(403, "forbidden", "an operator acts only on their own rooms")
+        raise ApiError(ErrorCode.FORBIDDEN, "an operator acts only on their own rooms")
     return room
 
 

@@ -20,10 +20,11 @@ from app.engine.scoring.catalogue import Role, catalogue_json
 from app.engine.scoring.records import ScoringError, Write
 from app.engine.scoring.sheet import HistoryLine
 from app.engine.scoring.violations import apply_sanction
+from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.errors import ApiError
 from app.server.http.deps import AdminUser, ContextDep, Id, SessionDep
-from app.server.http.handlers import SEAT_ERROR_STATUS
+from app.server.http.handlers import refusal
 from app.server.tables.commands import Judge, SeatError
 from app.server.tables.registry import get_actor
 from app.table import JudgeSheet
@@ -83,21 +84,20 @@ async def _write(ctx: ContextDep, table_id: int, write: Callable[[ScoreSheet], S
     write it on the sheet as it stands then."""
     actor = await get_actor(ctx, table_id)
     if actor is None:
-        raise ApiError(422, "unknown_table", f"no table {table_id}", "table")
+        raise ApiError(ErrorCode.UNKNOWN_TABLE, f"no table {table_id}", "table")
     game = actor.game
     if game is None:
-        raise ApiError(409, "not_started", "no game was played at this table")
+        raise ApiError(ErrorCode.NOT_STARTED, "no game was played at this table")
     try:
         write(game.sheet)
     except ScoringError as exc:
-        raise ApiError(422, "invalid_sanction", exc.message, exc.field) from None
+        raise ApiError(ErrorCode.INVALID_SANCTION, exc.message, exc.field) from None
     reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     actor.submit(Judge(JudgeSheet(write), reply))
     try:
         out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
     except SeatError as exc:
-        status = 422 if exc.code == "invalid_sanction" else SEAT_ERROR_STATUS.get(exc.code, 409)
-        raise ApiError(status, exc.code, exc.message) from None
+        raise refusal(exc) from None
     return out
 
 
@@ -105,12 +105,12 @@ async def _write(ctx: ContextDep, table_id: int, write: Callable[[ScoreSheet], S
 async def impose(table_id: Id, body: SanctionIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
     async with ctx.sessions() as session:
         if await session.get(GameTable, table_id) is None:
-            raise ApiError(422, "unknown_table", f"no table {table_id}", "table")
+            raise ApiError(ErrorCode.UNKNOWN_TABLE, f"no table {table_id}", "table")
         user_id = await session.scalar(
             select(TableSeat.user_id).where(TableSeat.table_id == table_id, TableSeat.seat == body.seat)
         )
     if user_id is None:
-        raise ApiError(422, "invalid_sanction", f"nobody sits in seat {body.seat}", "seat")
+        raise ApiError(ErrorCode.INVALID_SANCTION, f"nobody sits in seat {body.seat}", "seat")
 
     def write(sheet: ScoreSheet) -> ScoreSheet:
         return apply_sanction(
@@ -159,9 +159,9 @@ async def revoke(sanction_id: Id, body: RevokeIn, admin: AdminUser, ctx: Context
     async with ctx.sessions() as session:
         row = await session.get(Sanction, sanction_id)
         if row is None:
-            raise ApiError(422, "unknown_sanction", f"no sanction {sanction_id}", "sanction")
+            raise ApiError(ErrorCode.UNKNOWN_SANCTION, f"no sanction {sanction_id}", "sanction")
         if row.revoked_at is not None:
-            raise ApiError(422, "already_revoked", "this sanction has been revoked", "sanction")
+            raise ApiError(ErrorCode.ALREADY_REVOKED, "this sanction has been revoked", "sanction")
         table_id, line = row.table_id, HistoryLine.from_json(row.line)
     undo = tuple(Write(w.column, w.seat, -w.amount, f"revoked: {w.reason}", w.target) for w in line.writes)
     summary = f"revoked by {admin.name}: {line.summary}; {body.reason}"

@@ -20,6 +20,7 @@ from app.auth.users import (
     user_by_name,
 )
 from app.db.models import AuditEntry, User
+from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.sessions import close_user
 from app.server.errors import ApiError
@@ -64,13 +65,14 @@ class PasswordIn(BaseModel):
 async def _user(session: SessionDep, name: str) -> User:
     user = await user_by_name(session, name)
     if user is None:
-        raise ApiError(404, "not_found", "no such user", "name")
+        raise ApiError(ErrorCode.NOT_FOUND, "no such user", "name")
     return user
 
 
 def _not_self(admin: User, user: User, what: str) -> None:
     if user.id == admin.id:
-        raise ApiError(409, "forbidden", f"an admin does not {what} their own account")
+        # A 409, not the role's 403: the admin has the right, their own account is what refuses it.
+        raise ApiError(ErrorCode.FORBIDDEN, f"an admin does not {what} their own account", status=409)
 
 
 @router.get("/users")
@@ -110,7 +112,7 @@ async def change_role(name: Name, body: RoleIn, admin: AdminUser, session: Sessi
 @router.post("/users/{name}/disable")
 async def disable(name: Name, admin: AdminUser, session: SessionDep, ctx: ContextDep) -> AccountOut:
     if name.casefold() == admin.name.casefold():
-        raise ApiError(409, "forbidden", "an admin does not disable their own account")
+        raise ApiError(ErrorCode.FORBIDDEN, "an admin does not disable their own account", status=409)
     user = await _set(session, admin, name, True)
     return AccountOut(
         name=user.name, disabled=True, closed_sockets=close_user(ctx, user.id, "account disabled")
@@ -127,7 +129,7 @@ async def _set(session: SessionDep, admin: User, name: str, disabled: bool) -> U
     try:
         user = await set_disabled(session, name, disabled)
     except AccountError as exc:
-        raise ApiError(404, "not_found", str(exc), exc.field) from None
+        raise ApiError(ErrorCode.NOT_FOUND, str(exc), exc.field) from None
     audit(session, admin, "disable" if disabled else "enable", user.name)
     await session.commit()
     return user
@@ -143,9 +145,9 @@ async def reset_password(
         check_credentials(user.name, body.password)
         password_hash = await ctx.passwords.hash(body.password)  # off the event loop
     except AccountError as exc:
-        raise ApiError(422, "invalid_account", str(exc), exc.field) from None
+        raise ApiError(ErrorCode.INVALID_ACCOUNT, str(exc), exc.field) from None
     except PoolBusy:
-        raise ApiError(503, "busy", "the server is busy; try again shortly") from None
+        raise ApiError(ErrorCode.BUSY, "the server is busy; try again shortly") from None
     user.password_hash = password_hash
     await revoke_tokens(session, user)
     audit(session, admin, "password", user.name)  # never the password itself

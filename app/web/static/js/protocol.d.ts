@@ -110,23 +110,29 @@ export type ServerMessage = AckMessage | ErrorMessage | PongMessage | PresenceMe
 /**
  * The error codes the protocol documents (`error_codes`):
  * - `bad_json`: the frame is not a JSON object
+ * - `conflict`: the change collided with one stored meanwhile; nothing changed, try again
+ * - `engine_error`: the rules refused the action (no narrower code applies)
  * - `forbidden`: the role does not allow this
  * - `frame_too_large`: the frame is larger than the server accepts
  * - `game_over`: the game has ended
  * - `illegal_action`: the rules forbid this action now
  * - `invalid_message`: a field is missing or has the wrong type
  * - `malformed_action`: the action could not be parsed
+ * - `moved`: another worker runs the table: the close reason is its websocket URL
  * - `not_found`: no such table
  * - `not_seated`: only a seated player may act (spectators only watch)
  * - `not_started`: the game has not started (seats are not full)
  * - `not_your_seat`: the action names another seat than the connection's
  * - `not_your_turn`: the table waits for another seat
+ * - `private_room`: the table's private room is closed to this user as a spectator
  * - `rate_limited`: too many messages; this one was dropped
  * - `seq_reused`: the last applied sequence number was sent again with another action
  * - `server_error`: the server could not apply the action; nothing changed
  * - `stale_seq`: the sequence number is not above the last applied one
+ * - `table_busy`: too many commands wait at this table; this one was dropped, try again
+ * - `table_elsewhere`: another worker took the table over meanwhile; reconnect
  * - `too_many_connections`: the user or the table has as many connections as allowed
  * - `unauthorized`: missing, invalid or expired token
  * - `unknown_type`: the message type is not one the server knows
  */
-export type DocumentedErrorCode = "bad_json" | "forbidden" | "frame_too_large" | "game_over" | "illegal_action" | "invalid_message" | "malformed_action" | "not_found" | "not_seated" | "not_started" | "not_your_seat" | "not_your_turn" | "rate_limited" | "seq_reused" | "server_error" | "stale_seq" | "too_many_connections" | "unauthorized" | "unknown_type";
+export type DocumentedErrorCode = "bad_json" | "conflict" | "engine_error" | "forbidden" | "frame_too_large" | "game_over" | "illegal_action" | "invalid_message" | "malformed_action" | "moved" | "not_found" | "not_seated" | "not_started" | "not_your_seat" | "not_your_turn" | "private_room" | "rate_limited" | "seq_reused" | "server_error" | "stale_seq" | "table_busy" | "table_elsewhere" | "too_many_connections" | "unauthorized" | "unknown_type";

@@ -1,0 +1,126 @@
+"""`ErrorCode`: every reason the server gives for refusing something, the one list of them.
+
+A refusal reaches a client as ``{"type": "error", "code": CODE}`` on a table's websocket or as
+``{"error": CODE}`` with an HTTP status on REST; the value of a member is that string, stable on the wire.
+The engine, the table step, the websocket and the routes all raise with a member of this enum, and what is
+made from it is never written again: the protocol's JSON Schema (``error_codes``: the members of
+`WEBSOCKET_CODES` with their meanings), the HTTP status table (`app.server.errors.HTTP_STATUS`), the code
+table of docs/protocol.md (a test compares them).
+
+This module imports nothing but `enum`, so that the pure packages (`app.engine`, `app.table`) can name
+their refusals with it; `app.protocol` itself imports nothing else of the app, so no cycle can come of it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+
+class ErrorCode(StrEnum):
+    """A refusal's machine name; ``meaning`` is the one line a client's author reads (the schema's)."""
+
+    meaning: str
+
+    # Each member is (value, meaning): the meaning is written once, beside its code. Lookup by value
+    # (``ErrorCode("bad_json")``) works as for any enum: the class then no longer calls this.
+    def __new__(cls, value: str, meaning: str) -> ErrorCode:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.meaning = meaning
+        return member
+
+    # ---- a websocket frame the server could not read
+    BAD_JSON = "bad_json", "the frame is not a JSON object"
+    UNKNOWN_TYPE = "unknown_type", "the message type is not one the server knows"
+    INVALID_MESSAGE = "invalid_message", "a field is missing or has the wrong type"
+    FRAME_TOO_LARGE = "frame_too_large", "the frame is larger than the server accepts"
+    RATE_LIMITED = "rate_limited", "too many messages; this one was dropped"
+
+    # ---- a seat's action the table refused (nothing changed)
+    NOT_SEATED = "not_seated", "only a seated player may act (spectators only watch)"
+    NOT_YOUR_SEAT = "not_your_seat", "the action names another seat than the connection's"
+    STALE_SEQ = "stale_seq", "the sequence number is not above the last applied one"
+    SEQ_REUSED = "seq_reused", "the last applied sequence number was sent again with another action"
+    ENGINE_ERROR = "engine_error", "the rules refused the action (no narrower code applies)"
+    MALFORMED_ACTION = "malformed_action", "the action could not be parsed"
+    NOT_YOUR_TURN = "not_your_turn", "the table waits for another seat"
+    ILLEGAL_ACTION = "illegal_action", "the rules forbid this action now"
+    GAME_OVER = "game_over", "the game has ended"
+    NOT_STARTED = "not_started", "the game has not started (seats are not full)"
+
+    # ---- the table could not do it now (try again)
+    SERVER_ERROR = "server_error", "the server could not apply the action; nothing changed"
+    CONFLICT = "conflict", "the change collided with one stored meanwhile; nothing changed, try again"
+    TABLE_BUSY = "table_busy", "too many commands wait at this table; this one was dropped, try again"
+    TABLE_CLOSED = "table_closed", "the table was unloaded before it carried the request out; try again"
+    TABLE_ELSEWHERE = "table_elsewhere", "another worker took the table over meanwhile; reconnect"
+    MOVED = "moved", "another worker runs the table: the close reason is its websocket URL"
+    SERVER_FAULT = "server_fault", "the table's step failed on the request (a bug); nothing changed"
+
+    # ---- who may do what
+    UNAUTHORIZED = "unauthorized", "missing, invalid or expired token"
+    FORBIDDEN = "forbidden", "the role does not allow this"
+    DISABLED = "disabled", "the account is disabled"
+    PRIVATE_ROOM = "private_room", "the table's private room is closed to this user as a spectator"
+    NOT_INVITED = "not_invited", "a private room seats only its invited players"
+    NOT_FOUND = "not_found", "no such table"
+    TOO_MANY_CONNECTIONS = "too_many_connections", "the user or the table has as many connections as allowed"
+
+    # ---- seats (before the game starts)
+    GAME_STARTED = "game_started", "the game has started: seats are fixed"
+    ALREADY_SEATED = "already_seated", "the user already sits at this table"
+    TABLE_FULL = "table_full", "no free seat"
+    SEAT_TAKEN = "seat_taken", "the seat asked for is taken"
+    BAD_SEAT = "bad_seat", "no such seat at this table"
+
+    # ---- the lobby and accounts
+    ROOM_CLOSED = "room_closed", "the room is closed: it opens no more tables"
+    TOO_MANY_TABLES = "too_many_tables", "the room's operator has as many unfinished tables as allowed"
+    INVITE_REVOKED = "invite_revoked", "the invite link was revoked"
+    INVALID_ACCOUNT = "invalid_account", "the name or password breaks the rules, or the name is taken"
+    INVALID_CONVENTION = "invalid_convention", "a convention's value is invalid (``field`` names it)"
+    UNKNOWN_USER = "unknown_user", "no user by that name"
+
+    # ---- adjudication and sanctions (administrators)
+    NOT_PLAYING = "not_playing", "no game is running (or was played) at this table"
+    UNKNOWN_TABLE = "unknown_table", "no table by that id"
+    UNKNOWN_DEAL = "unknown_deal", "no interrupted deal by that id"
+    NOT_PENDING = "not_pending", "the deal awaits no award"
+    ALREADY_ADJUDICATED = "already_adjudicated", "the deal has been awarded: revise it instead"
+    NOT_AWARDED = "not_awarded", "the deal has no award to revise"
+    INVALID_AWARD = "invalid_award", "the award does not fit the deal or the table's conventions"
+    AWARD_ENDS_PULYA = "award_ends_pulya", "the award would complete the pulya in the middle of a deal"
+    INVALID_SANCTION = "invalid_sanction", "the sanction does not fit the table's sheet"
+    SANCTION_ENDS_PULYA = "sanction_ends_pulya", "the entry would complete the pulya in the middle of a deal"
+    UNKNOWN_SANCTION = "unknown_sanction", "no sanction by that id"
+    ALREADY_REVOKED = "already_revoked", "the sanction has been revoked"
+
+    # ---- HTTP itself (the framework's and the middleware's refusals)
+    BAD_REQUEST = "bad_request", "the request could not be read"
+    INVALID_REQUEST = "invalid_request", "a field of the request is invalid (``field`` names it)"
+    METHOD_NOT_ALLOWED = "method_not_allowed", "the route does not take this method"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type", "the body is not of a type the route reads"
+    TOO_LARGE = "too_large", "the request body is larger than the server accepts"
+    TIMEOUT = "timeout", "the request body did not arrive in time"
+    BUSY = "busy", "the server is busy with others of this kind; try again shortly"
+    DATABASE_UNAVAILABLE = "database_unavailable", "the database cannot be reached; try again shortly"
+    OWNER_UNAVAILABLE = "owner_unavailable", "the worker that runs the table did not answer; try again"
+
+
+# The codes an ``error`` frame of a table's websocket may carry (the schema's ``error_codes``); every
+# other code is answered on REST only. A frame sent with a code outside this set is a bug in the set.
+WEBSOCKET_CODES: Final = frozenset(
+    {
+        ErrorCode.BAD_JSON, ErrorCode.UNKNOWN_TYPE, ErrorCode.INVALID_MESSAGE, ErrorCode.FRAME_TOO_LARGE,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.NOT_SEATED, ErrorCode.NOT_YOUR_SEAT, ErrorCode.STALE_SEQ, ErrorCode.SEQ_REUSED,
+        ErrorCode.ENGINE_ERROR, ErrorCode.MALFORMED_ACTION, ErrorCode.NOT_YOUR_TURN, ErrorCode.ILLEGAL_ACTION,
+        ErrorCode.GAME_OVER, ErrorCode.NOT_STARTED,
+        # An action's commit: the database down (server_error) or a key taken meanwhile (conflict).
+        ErrorCode.SERVER_ERROR, ErrorCode.CONFLICT, ErrorCode.TABLE_BUSY,
+        # Sent once before the server closes the socket (or on a live one whose authority ended).
+        ErrorCode.UNAUTHORIZED, ErrorCode.FORBIDDEN, ErrorCode.PRIVATE_ROOM, ErrorCode.NOT_FOUND,
+        ErrorCode.TOO_MANY_CONNECTIONS, ErrorCode.MOVED, ErrorCode.TABLE_ELSEWHERE,
+    }
+)  # fmt: skip
