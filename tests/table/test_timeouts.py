@@ -12,6 +12,7 @@ from app.engine import (
     Bid,
     CallWhist,
     ChoosePlay,
+    DealKind,
     Discard,
     MakeBid,
     NameContract,
@@ -94,6 +95,27 @@ def test_reserve_off_a_pulya_ending_with_an_award_outstanding_awaits_adjudicatio
     assert final.game.status is TableStatus.FINISHED and final.game.outcome is not None
     assert final.game.outcome.settlement != provisional and final.game.outcome.settlement["sum"] == 0
     assert [e.kind for e in final.events] == ["deal_awarded", "game_over"]
+
+
+def test_reserve_off_a_timeout_in_allpass_play_writes_the_tricks_and_the_pulya_goes_on() -> None:
+    """§8.2 with §8.4: reserve off, first hand runs out in an all-pass deal (raspasy): the remaining tricks
+    are written to him up to the cap (6 of 10), the deal goes into the sheet at the series' first price
+    (§6.3: 6 × 2 = 12 on his mountain), nobody gets a penalty, and the pulya goes on with the next deal,
+    where he is back in control. Only a reserve-on timeout ends the pulya early (§8.3, §7.7)."""
+    table = Table.start(seats=3, **RESERVE_OFF)
+    for seat in (1, 2, 0):
+        table.act(PassBid(seat))
+    deal = table.game.state.deal
+    assert deal is not None and deal.allpass and table.game.to_act() == 1
+    ended = table.expire()
+    result = ended.deals[-1].result
+    assert result.kind is DealKind.ALLPASS and result.timed_out == (1,)
+    assert result.tricks is not None and result.tricks[1] == 6
+    game = ended.game
+    assert game.status is TableStatus.PLAYING and game.outcome is None
+    assert [line.kind for line in game.sheet.history] == ["allpass"] and game.sheet.mountains[1] == 12
+    assert game.state.deal_number == 2 and game.state.phase is Phase.BIDDING
+    assert game.state.allpass_series == 1 and game.to_act() == 2 and not game.clock.is_flagged(1)
 
 
 def test_the_misere_bonus_is_there_for_the_discard() -> None:
