@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from app.engine import (
+    TALON,
     Bid,
+    Card,
     DealKind,
     Discard,
     IllegalAction,
@@ -110,10 +112,20 @@ def _allpass(
 
 
 def test_allpass_talon_card_leads_tricks_one_and_two() -> None:
-    """§6.2: the first talon card is the lead of trick 1, the second of trick 2; first hand follows."""
-    state = _allpass(3, 0, "hA d7")
-    assert state.deal.trick[0][1].text == "hA" and current_actor(state) == 1  # type: ignore[attr-defined]
-    assert view(state, None)["deal"]["talon"] == ["hA"]  # type: ignore[arg-type]
+    """§6.2: the first talon card is the lead of trick 1, the second of trick 2; first hand follows both,
+    also when another seat won trick 1 (the winner of a trick leads only from trick 3 on)."""
+    hands = {
+        1: "h7 s7 s8 s9 sT sJ sQ sK sA c7",
+        2: "hK c8 c9 cT cJ cQ cK cA d8 d9",
+        0: "h9 dT dJ dQ dK dA hT hJ h8 hA",
+    }
+    state = _allpass(3, 0, "hQ d7", hands)
+    assert state.deal is not None and state.deal.trick == ((TALON, Card.parse("hQ")),)
+    assert current_actor(state) == 1 and view(state, None)["deal"]["talon"] == ["hQ"]
+    state = run(state, play(1, "h7"), play(2, "hK"), play(0, "h9"))  # seat 2's king takes trick 1
+    assert state.deal is not None and state.deal.winners == (2,)
+    assert state.deal.trick == ((TALON, Card.parse("d7")),) and current_actor(state) == 1
+    assert view(state, None)["deal"]["talon"] == ["hQ", "d7"]
 
 
 def test_allpass_talon_card_winning_trick_one_goes_to_the_dealer() -> None:
