@@ -167,7 +167,9 @@ def test_finish_or_interrupt_depends_on_the_position_not_on_where_the_robot_star
         session = Solver()
         card, _ = session.lowest_optimal(position_of(state))
         costs.append(session.nodes)
-        state = play(state, PlayCard(current_actor(state), card))  # type: ignore[arg-type]
+        mover = current_actor(state)
+        assert mover is not None
+        state = play(state, PlayCard(mover, card))
     j = max(range(len(costs)), key=costs.__getitem__)
     assert j > 0 and costs[j] > costs[0]
     budget = costs[j] - 1

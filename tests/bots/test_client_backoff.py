@@ -5,12 +5,11 @@ stored after all), and go on once the server takes it."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from app.bots import client as bots_client
-from app.bots.client import play_table
+from app.bots.client import TableClient, play_table
 
 LEGAL = [{"type": "bid", "bid": "6s"}]
 
@@ -55,9 +54,10 @@ async def test_a_bot_backs_off_longer_each_time_the_server_cannot_take_its_actio
         waits.append(seconds)
         await real_sleep(0)
 
-    monkeypatch.setattr(bots_client.asyncio, "sleep", recorded_sleep)
+    monkeypatch.setattr("app.bots.client.asyncio.sleep", recorded_sleep)
     table = _RefusingTable(refusals=6, code=code)
-    final = await play_table(table, lambda legal: legal[0], idle_timeout=5)  # type: ignore[arg-type]
+    # The fake has TableClient's methods; play_table takes the class, not a protocol.
+    final = await play_table(cast(TableClient, table), lambda legal: legal[0], idle_timeout=5)
     assert final["status"] == "finished"
     # The refused action is sent again, the same under the same seq, once per pause, then taken.
     assert table.sent == [(1, LEGAL[0])] * 7

@@ -31,22 +31,26 @@ ops = st.lists(
 )
 
 
+# One operation: its name, then its arguments in ms or a seat number (as the strategies draw them).
+Op = tuple[str | int, ...]
+
+
 @dataclass
 class Run:
     clock: ReserveClock
     now: int = 0
 
 
-def step(run: Run, op: tuple[object, ...]) -> None:
+def step(run: Run, op: Op) -> None:
     c, now = run.clock, run.now
     kind = op[0]
     try:
         if kind == "wait":
-            run.now += int(op[1])  # type: ignore[call-overload]
+            run.now += int(op[1])
         elif kind == "switch":
-            run.clock = c.switch(int(op[1]) % len(c.seats), now, lag_ms=int(op[2]))  # type: ignore[call-overload]
+            run.clock = c.switch(int(op[1]) % len(c.seats), now, lag_ms=int(op[2]))
         elif kind == "stop":
-            run.clock = c.stop(now, lag_ms=int(op[1]))  # type: ignore[call-overload]
+            run.clock = c.stop(now, lag_ms=int(op[1]))
         elif kind == "expire":
             run.clock = c.expire(now)[0]
         elif kind == "bonus":
@@ -60,7 +64,7 @@ def step(run: Run, op: tuple[object, ...]) -> None:
         elif kind == "checkpoint":
             run.clock = c.checkpoint(now)
         elif kind == "restart":
-            run.now = int(op[1])  # type: ignore[call-overload]
+            run.now = int(op[1])
             run.clock = ReserveClock.from_json(json.loads(json.dumps(c.to_json()))).resume_after_crash(
                 run.now, 0
             )
@@ -75,7 +79,9 @@ def base(seats: int, lag: bool) -> ReserveClock:
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from([3, 4]), st.booleans(), ops)
-def test_time_left_only_grows_by_the_misere_bonus_or_the_deal_reset(seats: int, lag: bool, seq: list) -> None:  # type: ignore[type-arg]
+def test_time_left_only_grows_by_the_misere_bonus_or_the_deal_reset(
+    seats: int, lag: bool, seq: list[Op]
+) -> None:
     """§8.1: time left never increases except by the misère bonus and the per-deal reset; the reserve never
     increases at all."""
     run = Run(base(seats, lag))
@@ -106,7 +112,7 @@ def test_time_left_only_grows_by_the_misere_bonus_or_the_deal_reset(seats: int, 
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from([3, 4]), st.booleans(), ops)
-def test_serialisation_round_trips_in_every_reachable_state(seats: int, lag: bool, seq: list) -> None:  # type: ignore[type-arg]
+def test_serialisation_round_trips_in_every_reachable_state(seats: int, lag: bool, seq: list[Op]) -> None:
     """The clock's JSON form is lossless in every state reachable by the server."""
     run = Run(base(seats, lag))
     for op in seq:
@@ -127,7 +133,7 @@ one_seat_ops = st.lists(
 
 @settings(max_examples=400, deadline=None)
 @given(one_seat_ops)
-def test_a_timeout_fires_iff_used_time_reaches_deal_time_plus_reserve(seq: list) -> None:  # type: ignore[type-arg]
+def test_a_timeout_fires_iff_used_time_reaches_deal_time_plus_reserve(seq: list[Op]) -> None:
     """§8.1/§8.3: the seat runs out exactly when the time it used in this deal reaches its deal time (plus a
     misère bonus) plus the reserve it had left at the start of the deal; an independent model checks it."""
     clock = base(3, lag=False)
@@ -138,16 +144,17 @@ def test_a_timeout_fires_iff_used_time_reaches_deal_time_plus_reserve(seq: list)
     bonus_given = False
     for op in seq:
         if op[0] == "think":
+            think = int(op[1])
             clock = clock.start(0, now)
             deadline = clock.expires_at()
-            now += op[1]
+            now += think
             if clock.is_flagged(0):
-                assert deadline == now - op[1]
+                assert deadline == now - think
                 clock = clock.expire(now)[0]
                 continue
-            assert deadline == now - op[1] + (deal_budget + reserve_left - used)
+            assert deadline == now - think + (deal_budget + reserve_left - used)
             expired, seat = clock.expire(now)
-            used += op[1]
+            used += think
             fires = used >= deal_budget + reserve_left
             assert (seat == 0) == fires
             assert clock.stop(now).is_flagged(0) == fires
@@ -155,7 +162,7 @@ def test_a_timeout_fires_iff_used_time_reaches_deal_time_plus_reserve(seq: list)
             used = min(used, deal_budget + reserve_left)
         elif op[0] == "idle":
             clock = clock.start(1, now)
-            now += op[1]
+            now += int(op[1])
             clock = clock.expire(now)[0].stop(now)
         elif op[0] == "bonus":
             if not bonus_given and not clock.is_flagged(0):

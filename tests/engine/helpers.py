@@ -11,6 +11,9 @@ from app.engine import (
     Bid,
     CallWhist,
     Card,
+    DealResult,
+    DealState,
+    Discard,
     MakeBid,
     PassBid,
     PlayCard,
@@ -19,6 +22,7 @@ from app.engine import (
     WhistCall,
     apply,
     conventions_from,
+    legal_actions,
     new_table,
 )
 from app.engine.cards import parse_cards
@@ -86,13 +90,41 @@ def play(seat: int, card: str) -> PlayCard:
     return PlayCard(seat, Card.parse(card))
 
 
-def legal_types(state: TableState) -> set[str]:
-    from app.engine import legal_actions
+def discard(seat: int, cards: str) -> Discard:
+    """The discard of the two cards named, e.g. ``discard(1, "s9 s8")``."""
+    first, second = parse_cards(cards.split())
+    return Discard(seat, (first, second))
 
+
+def discard_first_two(state: TableState, seat: int) -> Discard:
+    """The discard of the first two cards of ``seat``'s hand, whatever they are."""
+    hand = deal_of(state).hands[seat]
+    return Discard(seat, (hand[0], hand[1]))
+
+
+def deal_of(state: TableState) -> DealState:
+    """The deal at the table; a test that expects one fails here when there is none."""
+    assert state.deal is not None, f"no deal at the table ({state.phase.value})"
+    return state.deal
+
+
+def result_of(state: TableState) -> DealResult:
+    """The result of the deal that just ended."""
+    assert state.last_result is not None, f"no deal has ended ({state.phase.value})"
+    return state.last_result
+
+
+def legal_types(state: TableState) -> set[str]:
     return {a.type for a in legal_actions(state)}
 
 
 def legal_bids(state: TableState) -> list[str]:
-    from app.engine import legal_actions
-
     return [a.bid.text for a in legal_actions(state) if isinstance(a, MakeBid)]
+
+
+def legal_calls(state: TableState) -> set[str]:
+    return {a.call.value for a in legal_actions(state) if isinstance(a, CallWhist)}
+
+
+def legal_cards(state: TableState) -> set[str]:
+    return {a.card.text for a in legal_actions(state) if isinstance(a, PlayCard)}

@@ -13,7 +13,6 @@ import pytest
 from app.engine import (
     Bid,
     CallWhist,
-    Discard,
     NameContract,
     PassBid,
     Phase,
@@ -22,11 +21,10 @@ from app.engine import (
     WhistCall,
     apply,
 )
-from app.engine.cards import parse_cards
 from app.engine.result import DealKind
 from app.engine.scoring.sheet import ScoreSheet
 
-from .helpers import bid, deck_for, run, start
+from .helpers import bid, deck_for, discard, run, start
 
 PASS = WhistCall.PASS
 
@@ -35,7 +33,7 @@ def game_in_series(contract: str) -> TableState:
     """Inside a series of one all-pass deal, seat 1 plays ``contract`` in spades, both defenders pass."""
     state = start(3, 0, hands={1: "sA sK sQ sJ sT s9 s8 hA dA cA"}, series=1)
     state = run(state, bid(1, contract), PassBid(2), PassBid(0))
-    state = run(state, Discard(1, tuple(parse_cards(["hQ", "hK"]))), NameContract(1, Bid.parse(contract)))
+    state = run(state, discard(1, "hQ hK"), NameContract(1, Bid.parse(contract)))
     state = run(state, CallWhist(2, PASS), CallWhist(0, PASS))
     assert state.phase is Phase.DEAL_OVER and state.last_result is not None
     assert state.last_result.kind is DealKind.GAME and state.last_result.contract == Bid.parse(contract)

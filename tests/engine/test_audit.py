@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine import views
+from app.engine import DealState, TableState, views
 from app.engine.__main__ import run_random
 from app.engine.audit import cards_in
 from app.engine.cards import Card
@@ -20,7 +20,7 @@ def test_audit_catches_a_view_that_shows_the_declarers_hand(monkeypatch: pytest.
     """§12: the declarer's hand is never shown to others during play; a view that did so is reported."""
     honest = views.visible_hands
 
-    def leaky(state, deal, viewer):  # type: ignore[no-untyped-def]
+    def leaky(state: TableState, deal: DealState, viewer: int | None) -> dict[int, list[str]]:
         shown = honest(state, deal, viewer)
         if deal.declarer is not None:
             shown[deal.declarer] = [c.text for c in deal.hands[deal.declarer]]

@@ -78,6 +78,18 @@ def test_misere_only_as_first_bid() -> None:
     assert "misere" not in legal_bids(state) and "misere-nt" not in legal_bids(state)
 
 
+def test_no_misere_after_ones_own_trick_bid_while_three_still_bid() -> None:
+    """§2.6: misère only as one's first bid — also where senior_must_hold does not narrow the choice (three
+    still bidding, §2.5), whether the trick bidder may hold (seat 1, first hand) or must raise (seat 2)."""
+    state = run(start(), bid(1, "6s"), bid(2, "6c"), bid(0, "6d"))
+    assert sorted(legal_bids(state)) == ["6d", "6h", "6s-nt"]  # seat 1: hold or raise, no misère
+    state = run(state, bid(1, "6h"), bid(2, "6n"), bid(0, "6s-nt"))
+    state = run(state, bid(1, "6s-nt"))  # seat 1 holds; seat 2, later than seat 1, must raise
+    assert sorted(legal_bids(state)) == ["6c-nt", "7s"]
+    with pytest.raises(IllegalAction):
+        apply(state, bid(2, "misere"))
+
+
 def test_overbid_misere_bidder_may_only_pass_or_bid_misere_without_talon() -> None:
     """§2.6: a misère bidder who was overbid may pass or bid misère without talon."""
     state = run(start(), bid(1, "misere"), bid(2, "9s"), pas(0))

@@ -16,6 +16,7 @@ CHUNKS = 4
 DEALS_PER_CHUNK = 5000
 
 
+@pytest.mark.slow  # minutes in all: CI runs it; `pytest -m "not slow"` leaves it out of a quick local run
 @pytest.mark.parametrize("seats", [3, 4])
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_random_deals_keep_every_invariant(seats: int, chunk: int) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
 from app.engine import (
+    Action,
     Conventions,
     GameOver,
     IllegalAction,
@@ -31,12 +33,12 @@ from app.engine.__main__ import main
 from .helpers import bid, play, run, start
 
 
-def _played_log(seed: int, deals: int = 3, seats: int = 4) -> list:  # type: ignore[type-arg]
+def _played_log(seed: int, deals: int = 3, seats: int = 4) -> list[Action]:
     rng = random.Random(seed)
     state = new_table(seats)
-    log = []
+    log: list[Action] = []
     for _ in range(deals):
-        action = shuffle_action(rng)
+        action: Action = shuffle_action(rng)
         while True:
             log.append(action)
             state, _ = apply(state, action)
@@ -99,12 +101,12 @@ def test_interrupted_deal_accepts_nothing_more() -> None:
         apply(state, bid(1, "6s"))
 
 
-def test_command_line_random_and_replay(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+def test_command_line_random_and_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["random", "--seats", "3", "--deals", "30", "--seed", "3"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["deals"] == 30 and stats["errors"] == 0
     log = _played_log(9, deals=1, seats=3)
-    path = tmp_path / "log.json"  # type: ignore[operator]
+    path = tmp_path / "log.json"
     path.write_text(json.dumps(log_to_json(log, 3, Conventions(), 0)))
     assert main(["replay", str(path)]) == 0
     final = json.loads(capsys.readouterr().out)

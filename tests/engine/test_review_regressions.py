@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from app.engine import Bid, Discard, NameContract, Phase, current_actor, view
+from app.engine import Bid, NameContract, Phase, current_actor, view
 from app.engine.audit import cards_in
-from app.engine.cards import parse_cards
 
-from .helpers import bid, pas, play, run, start, whist
+from .helpers import bid, discard, pas, play, run, start, whist
 
 HAND1 = "sA sK sQ sJ sT cA cK dA hA hK"
 
@@ -16,7 +15,7 @@ def test_declarer_in_first_hand_leads_in_the_dark_before_a_dealer_whist_opens_th
     leads "in the dark" (seed 002: «Первый ход играющий делает втемную») — the defenders' hands, opened by
     the dealer whist, must not be shown before that first card."""
     state = start(seats=4, dealer=0, hands={1: HAND1}, talon="s9 s8")
-    state = run(state, bid(1, "6s"), pas(2), pas(3), Discard(1, tuple(parse_cards(["s9", "s8"]))))  # type: ignore[arg-type]
+    state = run(state, bid(1, "6s"), pas(2), pas(3), discard(1, "s9 s8"))
     state = run(
         state, NameContract(1, Bid.parse("6s")), whist(2, "pass"), whist(3, "pass"), whist(0, "whist")
     )

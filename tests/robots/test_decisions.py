@@ -6,7 +6,7 @@ import pytest
 
 from app.engine import MakeBid, PassBid, current_actor, legal_actions, view
 from app.robots import LEVELS, RobotError, decide
-from tests.engine.helpers import start
+from tests.engine.helpers import bid, pas, run, start
 
 
 def _first_hand_decision(hand: str, seed: int = 1, level: str = "strong") -> object:
@@ -31,9 +31,29 @@ def test_a_middling_hand_passes() -> None:
     assert isinstance(_first_hand_decision("sK sJ s9 cQ cT c8 dK d9 hQ hT"), PassBid)
 
 
+# A borderline opening hand: whether the sampled layouts make 6♠ worth bidding depends on the seed.
+BORDERLINE = "sA sK s9 s8 cA c8 d9 d8 h9 h7"
+
+
 def test_the_same_seed_gives_the_same_decision() -> None:
-    hand = "sA sQ s9 cK cJ c8 dA dT h9 h7"
-    assert len({repr(_first_hand_decision(hand, seed=7)) for _ in range(3)}) == 1
+    """A decision is a function of its seed: the seed picks the layouts the strong robot samples, so on a
+    borderline hand different seeds bid differently, and each seed repeats its own decision."""
+    by_seed = {seed: repr(_first_hand_decision(BORDERLINE, seed)) for seed in range(1, 7)}
+    assert len(set(by_seed.values())) > 1, f"the seed changed no decision: {by_seed}"
+    bidding = next(seed for seed, decision in by_seed.items() if decision.startswith("MakeBid"))
+    passing = next(seed for seed, decision in by_seed.items() if decision.startswith("PassBid"))
+    assert repr(_first_hand_decision(BORDERLINE, bidding)) == by_seed[bidding]
+    assert repr(_first_hand_decision(BORDERLINE, passing)) == by_seed[passing]
+
+
+def test_the_random_level_draws_from_the_seed() -> None:
+    """The `random` level picks one of the 66 discards from its seed alone: each seed repeats its pick,
+    and different seeds pick differently."""
+    state = run(start(3, dealer=0), bid(1, "6s"), pas(2), pas(0))
+    legal = legal_actions(state)
+    picks = [decide(view(state, 1), legal, seed, "random") for seed in range(8)]
+    assert len(legal) == 66 and len(set(picks)) > 1
+    assert [decide(view(state, 1), legal, seed, "random") for seed in range(8)] == picks
 
 
 def test_a_robot_refuses_to_act_for_a_seat_not_to_act() -> None:

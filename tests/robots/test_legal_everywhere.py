@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from app.engine import Action, TableState, legal_actions
-from app.robots import Robot
+from app.robots import Level, Robot
 from tests.robots.helpers import CHEAP, play_robot_deal
 
 DEALS_PER_RUN = 250
@@ -29,7 +29,7 @@ def test_every_robot_action_is_legal(seats: int, seed: int) -> None:
     for deal in range(DEALS_PER_RUN):
         # Mixed tables: random bots drive the auction into rare corners (no-talon games, misère-nt,
         # invitations, high contracts) that robots alone seldom reach; series vary for zastrel and 7♠.
-        levels = ["easy", CHEAP, "random", "easy"]
+        levels: list[str | Level] = ["easy", CHEAP, "random", "easy"]
         robots = {s: Robot(levels[(deal + s) % 4]) for s in range(seats)}
         play_robot_deal(seats, rng, robots, series=deal % 3, check=check)
     for needed in ("bidding:bid", "bidding:pass", "discard:discard", "contract:contract", "whisting:whist",

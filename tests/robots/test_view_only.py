@@ -15,7 +15,7 @@ import pytest
 
 from app.engine import Action, Card, TableState, legal_actions, view
 from app.engine.state import DealState
-from app.robots import Robot, decide
+from app.robots import Level, Robot, decide
 from tests.robots.helpers import CHEAP, play_robot_deal
 
 
@@ -82,7 +82,7 @@ def test_decision_depends_only_on_the_seats_view(seats: int) -> None:
         compared[state.phase.value] += 1
 
     for deal in range(40):
-        levels = [CHEAP, "easy", "random", CHEAP]
+        levels: list[str | Level] = [CHEAP, "easy", "random", CHEAP]
         robots = {s: Robot(levels[(deal + s) % 4]) for s in range(seats)}
         play_robot_deal(seats, rng, robots, series=deal % 2, check=check)
     for phase in ("bidding", "discard", "contract", "whisting", "play"):

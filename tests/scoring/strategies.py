@@ -56,10 +56,9 @@ def deal_results(draw: st.DrawFn, seats: int, dealer: int) -> DealResult:
         "pass-half-pass-dealer": [(first, PASS), (second, HALF), (first, PASS), (dealer, WHIST)],
     }[draw(st.sampled_from(shapes))]
     played = WHIST in dict(calls).values()  # a seat's last call stands (§4.4–§4.8)
-    tricks = None
-    play = None
-    if played:
-        taken = draw(st.integers(0, 10))
-        tricks = {declarer: taken, **_split(draw, 10 - taken, [first, second])}
-        play = draw(st.sampled_from([PlayMode.OPEN, PlayMode.CLOSED]))
+    if not played:
+        return DealResult(seats, dealer, DealKind.GAME, declarer, contract, tuple(calls))
+    taken = draw(st.integers(0, 10))
+    tricks = {declarer: taken, **_split(draw, 10 - taken, [first, second])}
+    play = draw(st.sampled_from([PlayMode.OPEN, PlayMode.CLOSED]))
     return DealResult(seats, dealer, DealKind.GAME, declarer, contract, tuple(calls), play, tricks)

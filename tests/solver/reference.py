@@ -51,7 +51,7 @@ class _Minimax:
     ) -> list[tuple[Card, int, tuple[tuple[Card, ...], ...], int, tuple[Card, ...]]]:
         """(card, tricks won by the declarer with it, next hands, next leader, next trick) per legal card."""
         mover = (leader + len(trick)) % 3
-        out = []
+        out: list[tuple[Card, int, tuple[tuple[Card, ...], ...], int, tuple[Card, ...]]] = []
         for card in legal_cards(hands[mover], trick, self.trump):
             new_hands = tuple(
                 tuple(c for c in h if c is not card) if i == mover else h for i, h in enumerate(hands)

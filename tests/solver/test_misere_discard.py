@@ -61,5 +61,12 @@ def test_kernels_agree_on_the_discard_node_for_node(budget: int) -> None:
 
 
 def test_needs_twelve_distinct_cards() -> None:
+    """§8.4: the discard is made from the declarer's twelve cards (hand and talon): not fewer, and no card
+    twice — neither twelve with a repeat (eleven distinct) nor thirteen that repeat one of twelve."""
+    twelve = list(PLAYABLE)
     with pytest.raises(InvalidPosition):
-        misere_discard(parse_cards(["s7", "s8"]), seed=1)
+        misere_discard(twelve[:2], seed=1)
+    with pytest.raises(InvalidPosition, match="12 distinct"):
+        misere_discard([*twelve[:11], twelve[0]], seed=1)
+    with pytest.raises(InvalidPosition, match="12 distinct"):
+        misere_discard([*twelve, twelve[5]], seed=1)

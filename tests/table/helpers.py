@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.autoplay.robot import SolverRobot
-from app.engine import Action, Shuffle, conventions_from, legal_actions, shuffle_action
+from app.engine import Action, Interrupt, Shuffle, conventions_from, legal_actions, shuffle_action
 from app.engine.cards import parse_cards
 from app.table import ClockExpiry, Game, SeatAction, ServerMoves, Step, TableCommand, start_game, step
 
@@ -38,10 +39,10 @@ class Table:
     robot: bool = True
 
     @staticmethod
-    def start(*decks: Shuffle, seats: int = 3, robot: bool = True, **overrides: object) -> Table:
+    def start(*decks: Shuffle, seats: int = 3, robot: bool = True, **overrides: Any) -> Table:
         source = shuffles(*decks)
         moves = _moves(source, robot)
-        first = start_game(seats, conventions_from(overrides=dict(overrides)), 0, now_ms=0, moves=moves)
+        first = start_game(seats, conventions_from(overrides=overrides), 0, now_ms=0, moves=moves)
         table = Table(first.game, source, robot=robot)
         table.steps.append(first)
         return table
@@ -57,7 +58,8 @@ class Table:
         return result
 
     def act(self, action: Action, after_ms: int = 0) -> Step:
-        return self.send(SeatAction(action.seat, action), after_ms)  # type: ignore[union-attr]
+        assert not isinstance(action, Shuffle | Interrupt), "a seat acts, not the server"
+        return self.send(SeatAction(action.seat, action), after_ms)
 
     def expire(self) -> Step:
         """Let the running seat's time run out: the timer fires at its deadline."""

@@ -6,12 +6,16 @@ time, 1 s of reserve or none) and the test moves time itself.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from app.engine import (
     Bid,
     CallWhist,
     ChoosePlay,
+    DealKind,
+    DealState,
     Discard,
     MakeBid,
     NameContract,
@@ -25,8 +29,8 @@ from app.engine import (
 from app.table import AwardDeal, ClockExpiry, Step, TableStatus, Termination
 from tests.table.helpers import Table, deck
 
-TINY = {"deal_time": 1, "reserve_time": 1, "misere_bonus": 5}
-RESERVE_OFF = {"deal_time": 1, "reserve_time": 0}
+TINY: dict[str, Any] = {"deal_time": 1, "reserve_time": 1, "misere_bonus": 5}
+RESERVE_OFF: dict[str, Any] = {"deal_time": 1, "reserve_time": 0}
 BOTH_WHIST = ((2, WhistCall.WHIST), (0, WhistCall.WHIST))
 SIX_SPADES = Bid.parse("6s")
 ACES_IN_THE_TALON = deck(
@@ -34,8 +38,14 @@ ACES_IN_THE_TALON = deck(
 )
 
 
+def _deal(table: Table) -> DealState:
+    deal = table.game.state.deal
+    assert deal is not None, "no deal at the table"
+    return deal
+
+
 def _discard_two(table: Table, seat: int) -> None:
-    hand = table.game.state.deal.hands[seat]  # type: ignore[union-attr]
+    hand = _deal(table).hands[seat]
     table.act(Discard(seat, (hand[0], hand[1])))
 
 
@@ -96,6 +106,27 @@ def test_reserve_off_a_pulya_ending_with_an_award_outstanding_awaits_adjudicatio
     assert [e.kind for e in final.events] == ["deal_awarded", "game_over"]
 
 
+def test_reserve_off_a_timeout_in_allpass_play_writes_the_tricks_and_the_pulya_goes_on() -> None:
+    """§8.2 with §8.4: reserve off, first hand runs out in an all-pass deal (raspasy): the remaining tricks
+    are written to him up to the cap (6 of 10), the deal goes into the sheet at the series' first price
+    (§6.3: 6 × 2 = 12 on his mountain), nobody gets a penalty, and the pulya goes on with the next deal,
+    where he is back in control. Only a reserve-on timeout ends the pulya early (§8.3, §7.7)."""
+    table = Table.start(seats=3, **RESERVE_OFF)
+    for seat in (1, 2, 0):
+        table.act(PassBid(seat))
+    deal = table.game.state.deal
+    assert deal is not None and deal.allpass and table.game.to_act() == 1
+    ended = table.expire()
+    result = ended.deals[-1].result
+    assert result.kind is DealKind.ALLPASS and result.timed_out == (1,)
+    assert result.tricks is not None and result.tricks[1] == 6
+    game = ended.game
+    assert game.status is TableStatus.PLAYING and game.outcome is None
+    assert [line.kind for line in game.sheet.history] == ["allpass"] and game.sheet.mountains[1] == 12
+    assert game.state.deal_number == 2 and game.state.phase is Phase.BIDDING
+    assert game.state.allpass_series == 1 and game.to_act() == 2 and not game.clock.is_flagged(1)
+
+
 def test_the_misere_bonus_is_there_for_the_discard() -> None:
     """§8.1: the bonus is added the moment the auction ends with a misère, so the declarer's discard has it:
     2.5 s into the discard is in time with 1 s deal time + 1 s reserve + 5 s bonus."""
@@ -107,7 +138,8 @@ def test_the_misere_bonus_is_there_for_the_discard() -> None:
     assert ended.game.state.phase is Phase.DISCARD and clock.running == 1
     assert clock.seats[1].deal_ms == 800 + 5000 and clock.seats[2].deal_ms == 1000 + 5000
     assert table.send(ClockExpiry(), after_ms=2500).applied == ()  # not out yet: a stale timer
-    discarded = table.act(Discard(1, table.game.state.deal.hands[1][:2]))  # type: ignore[union-attr]
+    hand = _deal(table).hands[1]
+    discarded = table.act(Discard(1, (hand[0], hand[1])))
     assert not discarded.too_late and discarded.game.state.phase is Phase.PLAY
 
 
@@ -117,7 +149,7 @@ def test_the_allpass_cap_counts_the_talon_tricks_written_to_the_three_seat_deale
     table = Table.start(ACES_IN_THE_TALON, seats=3, **TINY)
     for seat in (1, 2, 0):
         table.act(PassBid(seat))
-    while len(table.game.state.deal.tricks) < 2 or table.game.to_act() != 0:  # type: ignore[union-attr]
+    while len(_deal(table).tricks) < 2 or table.game.to_act() != 0:
         table.act(legal_actions(table.game.state)[0])
     deal = table.game.state.deal
     assert deal is not None and deal.talon_taken == 2 and deal.taken[0] == 0
@@ -162,12 +194,13 @@ def test_a_dark_lead_timeout_lets_the_robot_choose_for_the_lone_whister_and_play
     _declared_six_spades_by_first_hand(table)
     while table.game.state.phase is Phase.WHISTING:
         seat = table.game.to_act()
-        table.act(CallWhist(seat, WhistCall.WHIST if seat == 2 else WhistCall.PASS))  # type: ignore[arg-type]
+        assert seat is not None
+        table.act(CallWhist(seat, WhistCall.WHIST if seat == 2 else WhistCall.PASS))
     assert table.game.state.phase is Phase.PLAY and table.game.to_act() == 1
-    assert table.game.state.deal.mode_chooser == 2  # type: ignore[union-attr]
+    assert _deal(table).mode_chooser == 2
     ended = table.expire()
-    chosen = [a for a in ended.applied if isinstance(a.action, ChoosePlay)]
-    assert [(a.action.seat, a.action.mode, a.seat) for a in chosen] == [(2, PlayMode.CLOSED, None)]
+    chosen = [(a.action, a.seat) for a in ended.applied if isinstance(a.action, ChoosePlay)]
+    assert chosen == [(ChoosePlay(2, PlayMode.CLOSED), None)]  # the whister's choice, made by the server
     assert len(_server_played_cards(ended)) == 30 and ended.deals[-1].result.tricks is not None
 
 
