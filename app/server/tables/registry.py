@@ -2,14 +2,17 @@
 
 After a crash the running seat of each table is charged its thinking up to the dead process's last
 heartbeat (`app.server.storage.charge_after_crash`), never the downtime; the resumed clocks are stored
-again (one batch) so that a second crash counts from this process's turn start.
+again (one batch) so that a second crash counts from this process's turn start. On start every table is
+read back first with its clock stopped (`recover_all`, `recover_owned`), and the clocks run only from
+`Recovery.resume`, the last step before the process serves: a slow start-up charges nobody.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
@@ -22,12 +25,13 @@ from app.server.storage import (
     clock_record,
     forget_heartbeats,
     read_heartbeats,
+    wall_ms,
 )
 from app.server.storage.reading import read_table
 from app.server.tables.actor import TableActor
 from app.server.tables.commands import mono_ms
 from app.server.tables.robot_seats import attach_robots
-from app.table import LIVE, TableStatus
+from app.table import LIVE, Game, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +56,25 @@ async def place_table(ctx: ServerContext, table_id: int) -> None:
 
 async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
     """Rebuild a table from its rows (`app.server.storage.reading`), resume its clock and start its task."""
+    loaded = await _read_back(ctx, table_id)
+    if not isinstance(loaded, _Stopped):
+        return loaded
+    await _resume(ctx, [loaded])
+    return ctx.tables.get(table_id)
+
+
+@dataclass(frozen=True, slots=True)
+class _Stopped:
+    """A table read back whose task has not started and whose clock does not run yet: ``thought`` is what
+    the crash charges its running seat (`charge_after_crash`), None when it has no clock to resume."""
+
+    actor: TableActor
+    thought: int | None
+    playing: bool
+
+
+async def _read_back(ctx: ServerContext, table_id: int) -> TableActor | _Stopped | None:
+    """The table from its rows with its clock stopped, or the actor already loaded (None: no table)."""
     stored = await read_table(ctx.sessions, table_id)
     if stored is None:
         return None
@@ -67,27 +90,73 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
         version=stored.version,
     )
     actor.restore(stored)
-    game = actor.game
-    if game is not None and stored.clock_json is not None:
-        # A restart: the downtime is not charged to anyone (RULES §8.1: the clock runs only while the
-        # table waits for a player, and a dead server waits for nobody).
+    thought = None
+    if actor.game is not None and stored.clock_json is not None:
         thought = charge_after_crash(stored.clock_json, ctx.heartbeats)
-        clock = game.clock.resume_after_crash(mono_ms(), thought)
-        actor.game = replace(game, clock=clock)
-        if stored.status == TableStatus.PLAYING.value:
-            record = clock_record(clock, ctx.writer.boot, mono_ms())
-            await ctx.writer.commit(table_id, None, StepWrite(table={"clock": record}))
-            if table_id in ctx.tables:
-                return ctx.tables[table_id]
-    ctx.tables[table_id] = actor
-    actor.start()
-    if stored.status in LIVE:
-        attach_robots(ctx, actor)
-    return actor
+    return _Stopped(actor, thought, stored.status == TableStatus.PLAYING.value)
 
 
-async def recover_all(ctx: ServerContext) -> int:
-    """Reload every unfinished table; returns how many."""
+async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> None:
+    """Resume the clocks of tables read back and start them. A restart charges nobody the downtime, nor
+    the server's own work of reading the tables back and storing their resumed clocks (RULES §8.1: no
+    live clock runs while the server acts): every clock runs from the instant they are all stored, just
+    before the tables start. The resumed clocks are stored in one batch, so that a second crash counts
+    from this process's turn start; a table whose clock could not be stored is not started."""
+    stored_at, resumed_ms = mono_ms(), wall_ms()
+    writes: list[tuple[_Stopped, StepWrite]] = []
+    for t in tables:
+        if t.playing and t.thought is not None:
+            clock = _resumed(t, stored_at).clock
+            boot = ctx.writer.boot
+            record = clock_record(clock, boot, stored_at, resumed_ms=resumed_ms, charged_ms=t.thought)
+            writes.append((t, StepWrite(table={"clock": record})))
+    commits = [ctx.writer.commit(t.actor.table_id, None, write) for t, write in writes]
+    results = await asyncio.gather(*commits, return_exceptions=True)
+    failed = set()
+    for (t, _), result in zip(writes, results, strict=True):
+        if isinstance(result, BaseException):
+            failed.add(t.actor.table_id)
+            log.error("table %s: could not store its resumed clock: %s", t.actor.table_id, result)
+    now = mono_ms()
+    for t in tables:
+        actor = t.actor
+        if actor.table_id in failed or actor.table_id in ctx.tables:  # not stored, or loaded meanwhile
+            continue
+        if t.thought is not None:
+            actor.game = _resumed(t, now)
+        ctx.tables[actor.table_id] = actor
+        actor.start()
+        if actor.status in LIVE:
+            attach_robots(ctx, actor)
+
+
+def _resumed(table: _Stopped, now: int) -> Game:
+    """The table's game with its clock resumed at ``now``, the running seat charged what the crash proves
+    it thought (a clock frozen by a graceful stop thaws at ``now``)."""
+    game = table.actor.game
+    assert game is not None and table.thought is not None
+    return replace(game, clock=game.clock.resume_after_crash(now, table.thought))
+
+
+class Recovery:
+    """The tables a starting process read back, stopped until `resume` (the last thing before it serves)."""
+
+    def __init__(self, tables: list[_Stopped], dead: dict[str, int] | None) -> None:
+        self.tables = tables
+        self.dead = dead  # heartbeats of dead processes to forget once their tables run here
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    async def resume(self, ctx: ServerContext) -> None:
+        await _resume(ctx, self.tables)
+        if self.dead is not None and all(t.actor.table_id in ctx.tables for t in self.tables):
+            # Every table counts from this process now; the dead processes' rows are no longer needed.
+            await forget_heartbeats(ctx.writer.engine, self.dead)
+
+
+async def recover_all(ctx: ServerContext) -> Recovery:
+    """Read back every unfinished table; `Recovery.resume` starts them."""
     ctx.heartbeats = {
         boot: beat
         for boot, beat in (await read_heartbeats(ctx.writer.engine)).items()
@@ -95,31 +164,32 @@ async def recover_all(ctx: ServerContext) -> int:
     }
     async with ctx.sessions() as session:
         ids = (await session.execute(select(GameTable.id).where(GameTable.status.in_(LIVE)))).scalars().all()
-    failed = 0
-    for table_id in ids:
-        try:
-            await load_actor(ctx, table_id)
-        except Exception:
-            failed += 1
-            log.exception("table %s could not be recovered", table_id)
-    if not failed:
-        # Every table counts from this process now; the dead processes' rows are no longer needed.
-        await forget_heartbeats(ctx.writer.engine, ctx.heartbeats)
-    return len(ids)
+    tables, failed = await _read_all(ctx, ids)
+    return Recovery(tables, None if failed else ctx.heartbeats)
 
 
-async def recover_owned(ctx: ServerContext) -> int:
-    """Several workers: take this worker's slot (and the tables of the process it replaces) and reload
+async def recover_owned(ctx: ServerContext) -> Recovery:
+    """Several workers: take this worker's slot (and the tables of the process it replaces) and read back
     the unfinished tables it owns; the heartbeats of live workers stay (they are not dead)."""
     assert ctx.cluster is not None
     await ctx.cluster.register(ctx)
-    ids = await ctx.cluster.owned_live(ctx)
+    tables, _ = await _read_all(ctx, await ctx.cluster.owned_live(ctx))
+    return Recovery(tables, None)
+
+
+async def _read_all(ctx: ServerContext, ids: Sequence[int]) -> tuple[list[_Stopped], int]:
+    tables: list[_Stopped] = []
+    failed = 0
     for table_id in ids:
         try:
-            await load_actor(ctx, table_id)
+            loaded = await _read_back(ctx, table_id)
         except Exception:
+            failed += 1
             log.exception("table %s could not be recovered", table_id)
-    return len(ids)
+            continue
+        if isinstance(loaded, _Stopped):
+            tables.append(loaded)
+    return tables, failed
 
 
 async def shutdown_all(ctx: ServerContext) -> None:
