@@ -250,14 +250,16 @@ class Workers:
         raise AssertionError(f"worker {slot} did not come up")
 
 
-def run_workers(url: str, tmp_path: Path, workers: int = 2) -> Iterator[Workers]:
-    """``python -m app serve --workers N`` on ``url``, every worker up (its own port answers)."""
+def run_workers(url: str, tmp_path: Path, workers: int = 2, lease: float | None = None) -> Iterator[Workers]:
+    """``python -m app serve --workers N`` on ``url``, every worker up (its own port answers).
+
+    The lease is the server's (30 s) unless a test needs a live worker presumed dead sooner: with a few
+    seconds, a worker slowed down by a loaded machine (its heartbeat late) loses its tables to the other
+    one, as the lease says it must, and placement and restarts stop being what the test expects."""
     base = free_port()
-    env = {
-        "PREFERANS_WORKER_PORT_BASE": str(base),
-        "PREFERANS_HEARTBEAT_INTERVAL": "0.5",
-        "PREFERANS_WORKER_LEASE": "5",
-    }
+    env = {"PREFERANS_WORKER_PORT_BASE": str(base), "PREFERANS_HEARTBEAT_INTERVAL": "0.5"}
+    if lease is not None:
+        env["PREFERANS_WORKER_LEASE"] = str(lease)
     servers = _server(url, tmp_path, env, extra_args=("--workers", str(workers)), log_level="info")
     server = next(servers)
     cluster = Workers(server, [base + slot for slot in range(workers)])
@@ -296,7 +298,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     if report.when == "call" and report.failed:
-        names = ("server", "sqlite_server", "shared_server", "outage_server", "workers", "sqlite_workers")
+        names = (
+            "server", "sqlite_server", "shared_server", "outage_server", "workers", "sqlite_workers",
+            "short_lease_workers",
+        )  # fmt: skip
         for name in names:
             server = item.funcargs.get(name) if hasattr(item, "funcargs") else None  # type: ignore[attr-defined]
             if isinstance(server, Workers):
