@@ -16,13 +16,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pluggy
 import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.auth.roles import Role
 from app.auth.users import create_user
@@ -123,14 +125,12 @@ def _pg_base_url() -> str | None:
 
 
 async def _pg_admin(base_url: str, sql: str) -> None:
-    import asyncpg
-
-    dsn = base_url.replace("postgresql+asyncpg://", "postgresql://")
-    conn = await asyncpg.connect(dsn, timeout=10)
+    engine = create_async_engine(base_url, isolation_level="AUTOCOMMIT", connect_args={"timeout": 10})
     try:
-        await conn.execute(sql)
+        async with engine.connect() as conn:
+            await conn.exec_driver_sql(sql)
     finally:
-        await conn.close()
+        await engine.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -182,7 +182,7 @@ def _server(
     *,
     log_level: str = "warning",
     extra_args: tuple[str, ...] = (),
-) -> Iterator[ServerProcess]:
+) -> Generator[ServerProcess, None, None]:
     server = ServerProcess(
         database_url,
         log_path=tmp_path / "server.log",
@@ -293,17 +293,19 @@ async def operator(server: ServerProcess) -> AsyncIterator[Api]:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     """On a failure, show the end of the server's log beside the assertion."""
     outcome = yield
-    report = outcome.get_result()  # type: ignore[attr-defined]
-    if report.when == "call" and report.failed:
+    report = outcome.get_result()
+    if report.when == "call" and report.failed and isinstance(item, pytest.Function):
         names = (
             "server", "sqlite_server", "shared_server", "outage_server", "workers", "sqlite_workers",
             "short_lease_workers",
         )  # fmt: skip
         for name in names:
-            server = item.funcargs.get(name) if hasattr(item, "funcargs") else None  # type: ignore[attr-defined]
+            server = item.funcargs.get(name)
             if isinstance(server, Workers):
                 server = server.server
             if isinstance(server, ServerProcess) and server.log_path and server.log_path.exists():

@@ -119,12 +119,12 @@ async def test_kill_9_under_unpaced_load(server: ServerProcess) -> None:
         # What the dead process left: its last heartbeat and each table's clock as last stored.
         beats = await read_heartbeats(engine)
         async with engine.connect() as conn:
-            crashed = dict((await conn.execute(select(GameTable.id, GameTable.clock))).all())
+            crashed: dict[int, Any] = dict((await conn.execute(select(GameTable.id, GameTable.clock))).all())
         await asyncio.sleep(DOWNTIME)
         restarted_at = time.time_ns() // 1_000_000
         server.start()
         async with engine.connect() as conn:
-            resumed = dict((await conn.execute(select(GameTable.id, GameTable.clock))).all())
+            resumed: dict[int, Any] = dict((await conn.execute(select(GameTable.id, GameTable.clock))).all())
 
         # Every acknowledged action is in the log, once; the log has no gap.
         async with engine.connect() as conn:
@@ -152,13 +152,13 @@ async def test_kill_9_under_unpaced_load(server: ServerProcess) -> None:
         # process, after it had read every table back: nobody paid for the downtime or the recovery.
         instants = set()
         for table in tables:
-            before_crash, after_restart = crashed[table]["wall"], resumed[table]["wall"]
+            before_crash, at_restart = crashed[table]["wall"], resumed[table]["wall"]
             beat = beats[before_crash["boot"]]
             assert beat <= killed[0], "a heartbeat after the crash"
             proven_ms = max(0, beat - before_crash["since_ms"])
-            assert after_restart["charged_ms"] <= proven_ms, (table, after_restart, before_crash, beat)
-            assert after_restart["resumed_ms"] >= restarted_at, (table, after_restart, restarted_at)
-            instants.add(after_restart["resumed_ms"])
+            assert at_restart["charged_ms"] <= proven_ms, (table, at_restart, before_crash, beat)
+            assert at_restart["resumed_ms"] >= restarted_at, (table, at_restart, restarted_at)
+            instants.add(at_restart["resumed_ms"])
         assert len(instants) == 1, f"the clocks resumed one by one during the recovery: {sorted(instants)}"
 
         # Every table resumes where the log ends, and its seats lost only that charge and the time from

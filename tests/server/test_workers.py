@@ -47,7 +47,7 @@ async def _owners(database_url: str) -> dict[int, str | None]:
     engine = make_engine(database_url)
     try:
         async with engine.connect() as conn:
-            return dict((await conn.execute(select(GameTable.id, GameTable.owner))).all())  # type: ignore[arg-type]
+            return dict((await conn.execute(select(GameTable.id, GameTable.owner))).tuples().all())
     finally:
         await engine.dispose()
 
@@ -120,8 +120,8 @@ async def _scenario(cluster: Workers) -> None:
         moved = closed.value.rcvd.reason
         assert moved == f"ws://127.0.0.1:{cluster.ports[owner_slot]}/ws/tables/{table.id}"
         async with websockets.connect(f"{moved}?ticket={ticket}") as ws:
-            snapshot = await asyncio.wait_for(ws.recv(), 30)
-            assert '"snapshot"' in str(snapshot)
+            first = await asyncio.wait_for(ws.recv(), 30)
+            assert '"snapshot"' in str(first)
         # Single use: the ticket redeemed at the owner is refused there again (the other worker sends any
         # socket of this table on to the owner before it looks at the ticket, so only the owner can say).
         async with websockets.connect(f"{moved}?ticket={ticket}") as ws:
