@@ -59,7 +59,8 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
     loaded = await _read_back(ctx, table_id)
     if not isinstance(loaded, _Stopped):
         return loaded
-    await _resume(ctx, [loaded])
+    for failure in (await _resume(ctx, [loaded])).values():
+        raise failure
     return ctx.tables.get(table_id)
 
 
@@ -96,12 +97,13 @@ async def _read_back(ctx: ServerContext, table_id: int) -> TableActor | _Stopped
     return _Stopped(actor, thought, stored.status == TableStatus.PLAYING.value)
 
 
-async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> None:
+async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseException]:
     """Resume the clocks of tables read back and start them. A restart charges nobody the downtime, nor
     the server's own work of reading the tables back and storing their resumed clocks (RULES §8.1: no
     live clock runs while the server acts): every clock runs from the instant they are all stored, just
     before the tables start. The resumed clocks are stored in one batch, so that a second crash counts
-    from this process's turn start; a table whose clock could not be stored is not started."""
+    from this process's turn start; a table whose clock could not be stored is not started (returned, with
+    why, by id)."""
     stored_at, resumed_ms = mono_ms(), wall_ms()
     writes: list[tuple[_Stopped, StepWrite]] = []
     for t in tables:
@@ -112,11 +114,11 @@ async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> None:
             writes.append((t, StepWrite(table={"clock": record})))
     commits = [ctx.writer.commit(t.actor.table_id, None, write) for t, write in writes]
     results = await asyncio.gather(*commits, return_exceptions=True)
-    failed = set()
-    for (t, _), result in zip(writes, results, strict=True):
-        if isinstance(result, BaseException):
-            failed.add(t.actor.table_id)
-            log.error("table %s: could not store its resumed clock: %s", t.actor.table_id, result)
+    failed = {
+        t.actor.table_id: result
+        for (t, _), result in zip(writes, results, strict=True)
+        if isinstance(result, BaseException)
+    }
     now = mono_ms()
     for t in tables:
         actor = t.actor
@@ -128,6 +130,7 @@ async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> None:
         actor.start()
         if actor.status in LIVE:
             attach_robots(ctx, actor)
+    return failed
 
 
 def _resumed(table: _Stopped, now: int) -> Game:
@@ -145,11 +148,9 @@ class Recovery:
         self.tables = tables
         self.dead = dead  # heartbeats of dead processes to forget once their tables run here
 
-    def __len__(self) -> int:
-        return len(self.tables)
-
     async def resume(self, ctx: ServerContext) -> None:
-        await _resume(ctx, self.tables)
+        for table_id, failure in (await _resume(ctx, self.tables)).items():
+            log.error("table %s could not be recovered (its resumed clock not stored): %s", table_id, failure)
         if self.dead is not None and all(t.actor.table_id in ctx.tables for t in self.tables):
             # Every table counts from this process now; the dead processes' rows are no longer needed.
             await forget_heartbeats(ctx.writer.engine, self.dead)
