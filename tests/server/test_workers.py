@@ -47,7 +47,7 @@ async def _owners(database_url: str) -> dict[int, str | None]:
     engine = make_engine(database_url)
     try:
         async with engine.connect() as conn:
-            return dict((await conn.execute(select(GameTable.id, GameTable.owner))).tuples().all())
+            return dict((await conn.execute(select(GameTable.id, GameTable.owner))).all())
     finally:
         await engine.dispose()
 
