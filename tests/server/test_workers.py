@@ -220,7 +220,12 @@ def test_a_hung_worker_loses_its_tables_and_lets_go_when_it_wakes(short_lease_wo
             hung = workers.health(0)
             live_port = workers.ports[1]
             await _play_some([table], 4)
-            stale = table.clients[0]
+            # A socket the hung worker keeps: without the client's keepalive, which would itself give up
+            # on a worker that cannot answer its pings for the whole hang (20 to 40 s on a loaded machine).
+            await table.clients[0].close()
+            url = await table.players[0].ws_url(table.id)
+            stale = await websockets.connect(url, ping_interval=None, open_timeout=30)
+            assert stale.remote_address[1] == workers.ports[0]
             os.kill(int(hung["pid"]), signal.SIGSTOP)
             try:
                 deadline = time.monotonic() + 60
@@ -231,7 +236,7 @@ def test_a_hung_worker_loses_its_tables_and_lets_go_when_it_wakes(short_lease_wo
                 # The players carry on through the live worker (the public port may hand a new
                 # connection to the hung one, whose queue waits: its own port does not).
                 apis = [Api(f"http://127.0.0.1:{live_port}", p.token) for p in table.players[:3]]
-                for client in table.clients[1:]:
+                for client in table.clients:
                     await client.close()
                 table.clients = [api.table(table.id) for api in apis]
                 for client in table.clients:
@@ -244,7 +249,7 @@ def test_a_hung_worker_loses_its_tables_and_lets_go_when_it_wakes(short_lease_wo
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 async with asyncio.timeout(20):
                     while True:
-                        await stale.ws.recv()
+                        await stale.recv()
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4307
             assert (await _owners(server.database_url))[table.id] == workers.health(1)["boot"]
             finals = await play_out(table, seed=9, timeout=120)
