@@ -88,12 +88,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             writer.owner = writer.boot.id  # the writer stores only steps of tables this process owns
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
-            await recover_owned(ctx)
-            background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster), name="worker-tick"))
+            recovery = await recover_owned(ctx)
         else:
-            await recover_all(ctx)
-        background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
+            recovery = await recover_all(ctx)
         tune_collector(settings.gc_thresholds)
+        # The last step before serving: the recovered tables' clocks run from here (RULES §8.1).
+        await recovery.resume(ctx)
+        if ctx.cluster is not None:
+            background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster), name="worker-tick"))
+        background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
         try:
             yield
         finally:

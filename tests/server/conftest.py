@@ -16,13 +16,15 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pluggy
 import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.auth.roles import Role
 from app.auth.users import create_user
@@ -123,14 +125,12 @@ def _pg_base_url() -> str | None:
 
 
 async def _pg_admin(base_url: str, sql: str) -> None:
-    import asyncpg
-
-    dsn = base_url.replace("postgresql+asyncpg://", "postgresql://")
-    conn = await asyncpg.connect(dsn, timeout=10)
+    engine = create_async_engine(base_url, isolation_level="AUTOCOMMIT", connect_args={"timeout": 10})
     try:
-        await conn.execute(sql)
+        async with engine.connect() as conn:
+            await conn.exec_driver_sql(sql)
     finally:
-        await conn.close()
+        await engine.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -182,7 +182,7 @@ def _server(
     *,
     log_level: str = "warning",
     extra_args: tuple[str, ...] = (),
-) -> Iterator[ServerProcess]:
+) -> Generator[ServerProcess, None, None]:
     server = ServerProcess(
         database_url,
         log_path=tmp_path / "server.log",
@@ -250,14 +250,16 @@ class Workers:
         raise AssertionError(f"worker {slot} did not come up")
 
 
-def run_workers(url: str, tmp_path: Path, workers: int = 2) -> Iterator[Workers]:
-    """``python -m app serve --workers N`` on ``url``, every worker up (its own port answers)."""
+def run_workers(url: str, tmp_path: Path, workers: int = 2, lease: float | None = None) -> Iterator[Workers]:
+    """``python -m app serve --workers N`` on ``url``, every worker up (its own port answers).
+
+    The lease is the server's (30 s) unless a test needs a live worker presumed dead sooner: with a few
+    seconds, a worker slowed down by a loaded machine (its heartbeat late) loses its tables to the other
+    one, as the lease says it must, and placement and restarts stop being what the test expects."""
     base = free_port()
-    env = {
-        "PREFERANS_WORKER_PORT_BASE": str(base),
-        "PREFERANS_HEARTBEAT_INTERVAL": "0.5",
-        "PREFERANS_WORKER_LEASE": "5",
-    }
+    env = {"PREFERANS_WORKER_PORT_BASE": str(base), "PREFERANS_HEARTBEAT_INTERVAL": "0.5"}
+    if lease is not None:
+        env["PREFERANS_WORKER_LEASE"] = str(lease)
     servers = _server(url, tmp_path, env, extra_args=("--workers", str(workers)), log_level="info")
     server = next(servers)
     cluster = Workers(server, [base + slot for slot in range(workers)])
@@ -291,14 +293,19 @@ async def operator(server: ServerProcess) -> AsyncIterator[Api]:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     """On a failure, show the end of the server's log beside the assertion."""
     outcome = yield
-    report = outcome.get_result()  # type: ignore[attr-defined]
-    if report.when == "call" and report.failed:
-        names = ("server", "sqlite_server", "shared_server", "outage_server", "workers", "sqlite_workers")
+    report = outcome.get_result()
+    if report.when == "call" and report.failed and isinstance(item, pytest.Function):
+        names = (
+            "server", "sqlite_server", "shared_server", "outage_server", "workers", "sqlite_workers",
+            "short_lease_workers",
+        )  # fmt: skip
         for name in names:
-            server = item.funcargs.get(name) if hasattr(item, "funcargs") else None  # type: ignore[attr-defined]
+            server = item.funcargs.get(name)
             if isinstance(server, Workers):
                 server = server.server
             if isinstance(server, ServerProcess) and server.log_path and server.log_path.exists():

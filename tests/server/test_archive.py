@@ -124,7 +124,7 @@ async def test_the_archive_from_filter_to_revision(server: ServerProcess) -> Non
         tricks = {str(declarer): made, str(defenders[0]): 10 - made, str(defenders[1]): 0}
 
         # Bad awards: a 422 naming the field, nothing changed.
-        for body, field in (
+        bad_awards: list[tuple[dict[str, Any], str]] = [
             (
                 {"tricks": {str(declarer): 11, str(defenders[0]): 0, str(defenders[1]): 0}, "reason": "r"},
                 "tricks",
@@ -132,7 +132,8 @@ async def test_the_archive_from_filter_to_revision(server: ServerProcess) -> Non
             ({"tricks": tricks, "contract": "11x", "reason": "r"}, "contract"),
             ({"tricks": tricks, "reason": "r", "revise": True}, "revise"),
             ({"tricks": tricks}, "reason"),
-        ):
+        ]
+        for body, field in bad_awards:
             with pytest.raises(ApiError) as bad:
                 await admin.call("POST", f"/api/admin/interrupted/{deal_id}/award", body)
             assert bad.value.status == 422
@@ -145,14 +146,14 @@ async def test_the_archive_from_filter_to_revision(server: ServerProcess) -> Non
         assert unchanged["sheet"] == deal["sheet"] and unchanged["awards"] == []
 
         # Preview, then the award: the same settlement; the preview stored nothing.
-        body = {"tricks": tricks, "reason": "the solver's line"}
-        preview = await admin.call("POST", f"/api/admin/archive/{deal_id}/preview", body)
+        award = {"tricks": tricks, "reason": "the solver's line"}
+        preview = await admin.call("POST", f"/api/admin/archive/{deal_id}/preview", award)
         assert preview["preview"] and preview["status"] == "finished"
         assert (await admin.call("GET", f"/api/admin/archive/{deal_id}"))["status"] == "awaiting"
-        given = await admin.call("POST", f"/api/admin/interrupted/{deal_id}/award", body)
+        given = await admin.call("POST", f"/api/admin/interrupted/{deal_id}/award", award)
         assert given["revision"] == 1 and given["settlement"] == preview["settlement"]
         with pytest.raises(ApiError) as again:
-            await admin.call("POST", f"/api/admin/interrupted/{deal_id}/award", body)
+            await admin.call("POST", f"/api/admin/interrupted/{deal_id}/award", award)
         assert again.value.status == 422 and "revise" in str(again.value.body)
 
         # A revision: a new recorded entry; the sheet and settlement follow it.

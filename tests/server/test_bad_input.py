@@ -65,7 +65,7 @@ async def test_bad_frames_and_commands_are_refused_and_the_table_plays_on(server
         for client in table.clients:
             await until_playing(client)
         me, them = table.clients[actor], table.clients[other]
-        version = me.last["v"]  # type: ignore[index]
+        version = me.last["v"]
 
         # Malformed frames: typed errors, and the connection stays usable.
         await raw(them, "{not json")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from starlette.testclient import WebSocketDenialResponse
@@ -47,8 +48,15 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield test_client
 
 
+def _server_context(client: TestClient) -> Any:
+    """The app's `ServerContext` (untyped: the tests swap its sessions for an unreachable database)."""
+    app = client.app
+    assert isinstance(app, FastAPI)
+    return app.state.ctx
+
+
 def test_login_and_a_websocket_handshake_answer_503_while_the_database_is_down(client: TestClient) -> None:
-    ctx = client.app.state.ctx  # type: ignore[attr-defined]
+    ctx = _server_context(client)
     working = ctx.sessions
     ctx.sessions = _Unreachable()
     try:
@@ -79,7 +87,7 @@ def test_login_and_a_websocket_handshake_answer_503_while_the_database_is_down(c
     ],
 )
 def test_a_database_restarting_or_cut_off_is_503_too(client: TestClient, sqlstate: str) -> None:
-    ctx = client.app.state.ctx  # type: ignore[attr-defined]
+    ctx = _server_context(client)
     working = ctx.sessions
     ctx.sessions = _Unreachable(DBAPIError("SELECT 1", {}, _DriverError(sqlstate)))
     try:
@@ -96,7 +104,7 @@ def test_a_database_restarting_or_cut_off_is_503_too(client: TestClient, sqlstat
 
 
 def test_a_statement_the_database_refused_is_not_503(client: TestClient) -> None:
-    ctx = client.app.state.ctx  # type: ignore[attr-defined]
+    ctx = _server_context(client)
     working = ctx.sessions
     ctx.sessions = _Unreachable(IntegrityError("INSERT", {}, _DriverError("23505")))
     try:

@@ -25,6 +25,7 @@ from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
 from app.db.migrate import upgrade
 from app.db.models import ActionRecord, GameTable, Room
 from app.engine.conventions import conventions_from
+from app.server.connections.connection import Connection
 from app.server.context import ServerContext
 from app.server.settings import Settings
 from app.server.storage import GroupWriter, charge_after_crash, clock_record
@@ -67,6 +68,11 @@ class FakeConnection:
                         return self.frames.pop(i)
                 self.arrived.clear()
                 await self.arrived.wait()
+
+
+def _as_connection(fake: FakeConnection) -> Connection:
+    """The actor's commands name a `Connection`; the fake has all of one the actor uses."""
+    return cast(Connection, fake)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -141,7 +147,7 @@ async def _started_tables(ctx: ServerContext) -> list[tuple[int, list[FakeConnec
             actor.submit(Sit(user_id, name, seat, reply))
             assert await reply == seat
         for conn in conns:
-            actor.submit(Connect(conn))  # type: ignore[arg-type]
+            actor.submit(Connect(_as_connection(conn)))
         tables.append((table_id, conns))
     return tables
 
@@ -161,31 +167,33 @@ async def test_a_failed_batch_acknowledges_nothing_and_changes_no_table(ctx: Ser
         moves.append((actor, conns[seat], snapshots[seat]["legal"][0], actor.version, actor.game))
     stored = await _count_actions(ctx)
 
-    async with ctx.engine.begin() as conn:
-        await conn.execute(text("ALTER TABLE actions RENAME TO actions_away"))
+    async with ctx.engine.begin() as db:
+        await db.execute(text("ALTER TABLE actions RENAME TO actions_away"))
     batches = ctx.writer.batches
     for actor, conn, action, _, _ in moves:
-        actor.submit(Act(conn, 1, action))  # type: ignore[arg-type]
+        actor.submit(Act(_as_connection(conn), 1, action))
     errors = [await conn.next("error") for _, conn, _, _, _ in moves]
     assert [(e["code"], e["seq"]) for e in errors] == [("server_error", 1)] * TABLES
     for actor, conn, _, version, game in moves:
         assert not [f for f in conn.frames if f["type"] in ("ack", "update")]
         assert actor.version == version and actor.seating.last_seq == (0, 0, 0)
         # The game is as before; its clocks are frozen while the table cannot store.
+        assert actor.game is not None and game is not None
         assert actor.game.state is game.state and actor.game.sheet is game.sheet
         assert actor.game.clock.frozen and not game.clock.frozen
     assert ctx.writer.batches == batches  # nothing committed meanwhile
 
-    async with ctx.engine.begin() as conn:
-        await conn.execute(text("ALTER TABLE actions_away RENAME TO actions"))
+    async with ctx.engine.begin() as db:
+        await db.execute(text("ALTER TABLE actions_away RENAME TO actions"))
     assert await _count_actions(ctx) == stored
     # The same commands sent again are applied now, once, all in one batch; the clocks run again.
     for actor, conn, action, _, _ in moves:
-        actor.submit(Act(conn, 1, action))  # type: ignore[arg-type]
+        actor.submit(Act(_as_connection(conn), 1, action))
     acks = [await conn.next("ack") for _, conn, _, _, _ in moves]
     assert [(a["seq"], a["duplicate"]) for a in acks] == [(1, False)] * TABLES
     for (actor, _, _, version, _), ack in zip(moves, acks, strict=True):
         assert ack["v"] == version + 1 == actor.version
+        assert actor.game is not None
         assert not actor.game.clock.frozen and actor.game.clock.running is not None
     assert await _count_actions(ctx) == stored + TABLES
 
@@ -198,13 +206,13 @@ async def test_a_table_that_could_not_store_retries_and_thaws_on_its_own(ctx: Se
     snapshots = [await conn.next("snapshot") for conn in conns]
     (seat,) = [s for s, snap in enumerate(snapshots) if snap["legal"]]
     actor = ctx.tables[table_id]
-    async with ctx.engine.begin() as conn:
-        await conn.execute(text("ALTER TABLE actions RENAME TO actions_away"))
-    actor.submit(Act(conns[seat], 1, snapshots[seat]["legal"][0]))  # type: ignore[arg-type]
+    async with ctx.engine.begin() as db:
+        await db.execute(text("ALTER TABLE actions RENAME TO actions_away"))
+    actor.submit(Act(_as_connection(conns[seat]), 1, snapshots[seat]["legal"][0]))
     assert (await conns[seat].next("error"))["code"] == "server_error"
     assert actor.game is not None and actor.game.clock.frozen and actor._retry is not None
-    async with ctx.engine.begin() as conn:
-        await conn.execute(text("ALTER TABLE actions_away RENAME TO actions"))
+    async with ctx.engine.begin() as db:
+        await db.execute(text("ALTER TABLE actions_away RENAME TO actions"))
     async with asyncio.timeout(30):
         while actor._failures:
             await asyncio.sleep(0.05)
@@ -242,7 +250,7 @@ async def test_a_seq_reused_for_another_action_is_refused(ctx: ServerContext) ->
     legal = snapshots[seat]["legal"]
     assert len(legal) >= 2
     actor = ctx.tables[table_id]
-    actor.submit(Act(conns[seat], 1, legal[0]))  # type: ignore[arg-type]
+    actor.submit(Act(_as_connection(conns[seat]), 1, legal[0]))
     assert (await conns[seat].next("ack"))["duplicate"] is False
     version = actor.version
 
@@ -254,11 +262,11 @@ async def test_a_seq_reused_for_another_action_is_refused(ctx: ServerContext) ->
             assert loaded is not None and loaded is not actor
             actor = loaded
         twin = FakeConnection(conns[seat].user_id)
-        actor.submit(Connect(twin))  # type: ignore[arg-type]
+        actor.submit(Connect(_as_connection(twin)))
         await twin.next("snapshot")
-        actor.submit(Act(twin, 1, legal[1]))  # type: ignore[arg-type]
+        actor.submit(Act(_as_connection(twin), 1, legal[1]))
         refused = await twin.next("error")
         assert (refused["code"], refused["seq"]) == ("seq_reused", 1)
-        actor.submit(Act(twin, 1, {k: v for k, v in legal[0].items() if k != "seat"}))  # type: ignore[arg-type]
+        actor.submit(Act(_as_connection(twin), 1, {k: v for k, v in legal[0].items() if k != "seat"}))
         again = await twin.next("ack")
         assert again["duplicate"] is True and again["v"] == version == actor.version

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,11 @@ async def test_an_operator_edits_watches_and_closes_only_their_own_rooms(server:
             await player.call("GET", "/api/operator/rooms")
         assert not_operator.value.status == 403
 
-        for body, field in (({"overrides": {"pool_size": -1}}, "pool_size"), ({"name": ""}, "name")):
+        invalid: list[tuple[dict[str, Any], str]] = [
+            ({"overrides": {"pool_size": -1}}, "pool_size"),
+            ({"name": ""}, "name"),
+        ]
+        for body, field in invalid:
             with pytest.raises(ApiError) as bad:
                 await operator.call("PATCH", base, body)
             assert bad.value.status == 422 and bad.value.body["field"].endswith(field)

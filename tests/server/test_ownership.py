@@ -68,7 +68,7 @@ async def _setup(ctx: Any, owners: dict[str, int]) -> None:
 
 async def _owners(ctx: Any) -> dict[int, str | None]:
     async with ctx.sessions() as session:
-        return dict((await session.execute(select(GameTable.id, GameTable.owner))).all())  # type: ignore[arg-type]
+        return dict((await session.execute(select(GameTable.id, GameTable.owner))).all())
 
 
 def test_two_processes_racing_for_tables_never_both_win(database: str) -> None:

@@ -30,7 +30,7 @@ def test_the_encoded_update_is_the_protocol_message_for_each_viewer() -> None:
         expected = UpdateMessage(
             table=7, v=3, status=game.status.value,
             events=[{"kind": e.kind, "data": e.data} for e in started.events
-                    if e.visible_to is None or (seat is not None and seat in e.visible_to)],  # type: ignore[misc]
+                    if e.visible_to is None or (seat is not None and seat in e.visible_to)],
             view=view(game.state, seat), clock=clock,
             legal=[a.to_json() for a in game.legal(seat)],
             sheet=game.sheet.to_json(), outcome=outcome_message(game), actions=1,

@@ -48,7 +48,8 @@ async def _stop_mid_deal(server: ServerProcess, seed: int) -> Table | None:
         for c in table.clients
     ]
     stopped = asyncio.create_task(stop.wait())
-    await asyncio.wait([stopped, asyncio.gather(*tasks)], timeout=120, return_when=asyncio.FIRST_COMPLETED)
+    waiting: list[asyncio.Future[Any]] = [stopped, asyncio.gather(*tasks)]
+    await asyncio.wait(waiting, timeout=120, return_when=asyncio.FIRST_COMPLETED)
     for client in table.clients:  # closed first: a bot blocked on its socket ends at once
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(client.close(), 5)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.bots.client import ApiError, play_table, random_chooser
+from app.bots.client import Api, ApiError, play_table, random_chooser
 from tests.server.conftest import OPERATOR, ServerProcess, _server, login, new_player
 
 
@@ -29,7 +29,7 @@ def test_the_route_accepts_exactly_the_robot_levels() -> None:
     assert set(get_args(RobotIn.model_fields["level"].annotation)) == set(LEVELS)
 
 
-async def _table(server: ServerProcess, overrides: dict[str, object]) -> tuple[object, int]:
+async def _table(server: ServerProcess, overrides: dict[str, object]) -> tuple[Api, int]:
     operator = await login(server, OPERATOR)
     room = await operator.create_room("robots", overrides)
     table = await operator.open_table(room["id"], 3)
@@ -43,7 +43,7 @@ async def test_three_robots_play_a_whole_pulya_that_settles_to_zero(robot_server
     await watcher.connect()
     try:
         seated = [
-            await operator.call("POST", f"/api/tables/{table_id}/robots", {"seat": s, "level": level})  # type: ignore[attr-defined]
+            await operator.call("POST", f"/api/tables/{table_id}/robots", {"seat": s, "level": level})
             for s, level in enumerate(("easy", "random", "easy"))
         ]
         assert [s["robot"] for s in seated] == ["robot:easy:0", "robot:random:1", "robot:easy:2"]
@@ -55,7 +55,7 @@ async def test_three_robots_play_a_whole_pulya_that_settles_to_zero(robot_server
     finally:
         await watcher.close()
         await watcher_api.close()
-        await operator.close()  # type: ignore[attr-defined]
+        await operator.close()
 
 
 async def test_a_person_and_two_robots_play_a_pulya_and_robots_answer_in_time(
@@ -73,13 +73,13 @@ async def test_a_person_and_two_robots_play_a_pulya_and_robots_answer_in_time(
             await person.call("POST", f"/api/tables/{table_id}/robots", {"level": "strong"})
         assert refused.value.status == 403
         for seat in (1, 2):
-            await operator.call("POST", f"/api/tables/{table_id}/robots", {"seat": seat, "level": "strong"})  # type: ignore[attr-defined]
+            await operator.call("POST", f"/api/tables/{table_id}/robots", {"seat": seat, "level": "strong"})
         with pytest.raises(ApiError) as started:
-            await operator.call("POST", f"/api/tables/{table_id}/robots", {"level": "easy"})  # type: ignore[attr-defined]
+            await operator.call("POST", f"/api/tables/{table_id}/robots", {"level": "easy"})
         assert started.value.status == 409
         final = await play_table(client, random_chooser(random.Random(5)), idle_timeout=120)
         assert final["outcome"]["reason"] == "pool_complete" and final["outcome"]["settlement"]["sum"] == 0
     finally:
         await client.close()
         await person.close()
-        await operator.close()  # type: ignore[attr-defined]
+        await operator.close()

@@ -10,6 +10,7 @@ import sqlite3
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -38,7 +39,9 @@ def short_token_server(tmp_path: Path) -> Iterator[ServerProcess]:
     yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'e.db'}", tmp_path, {"PREFERANS_TOKEN_TTL": "3"})
 
 
-async def closed_with(ws: websockets.ClientConnection, timeout: float = 10) -> tuple[int, list[dict]]:
+async def closed_with(
+    ws: websockets.ClientConnection, timeout: float = 10
+) -> tuple[int, list[dict[str, Any]]]:
     """Read until the server closes; the close code and the frames seen."""
     frames = []
     with pytest.raises(websockets.ConnectionClosed) as closed:
@@ -167,7 +170,7 @@ def test_the_token_secret_is_kept_out_of_the_database(sqlite_server: ServerProce
         assert db.execute("SELECT count(*) FROM server_state WHERE key = 'token_secret'").fetchone() == (0,)
     with httpx.Client(base_url=sqlite_server.url) as http:
         for token in ("naïve.tökén", "x" * 10 + "." + "é" * 10):  # before: 500 (compare_digest TypeError)
-            response = http.get("/api/auth/me", headers={"Authorization": f"Bearer {token}".encode()})
+            response = http.get("/api/auth/me", headers={b"Authorization": f"Bearer {token}".encode()})
             assert response.status_code == 401 and response.json()["error"] == "unauthorized"
 
 

@@ -7,6 +7,7 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -27,10 +28,10 @@ def tight_server(tmp_path: Path) -> Iterator[ServerProcess]:
     yield from _server(f"sqlite+aiosqlite:///{tmp_path / 't.db'}", tmp_path, env)
 
 
-async def _first_frame(url: str, origin: str | None) -> dict:
+async def _first_frame(url: str, origin: str | None) -> dict[str, Any]:
     headers = {"Origin": origin} if origin else None
     async with websockets.connect(url, additional_headers=headers) as ws:
-        frame: dict = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        frame: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
         return frame
 
 

@@ -44,7 +44,9 @@ async def test_each_seat_gets_its_whole_time_when_the_deadline_moves_later(
             while (seat := _on_move(table.clients)) is None:
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.6 * DEAL_S)
-            legal = table.clients[seat].last["legal"]  # type: ignore[index]
+            last = table.clients[seat].last
+            assert last is not None
+            legal = last["legal"]
             seq = await table.clients[seat].act(legal[0])
             while not any(m.get("type") == "ack" and m.get("seq") == seq for _, m in inboxes[seat]):
                 await asyncio.sleep(0.01)

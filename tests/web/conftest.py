@@ -42,7 +42,8 @@ async def browser() -> AsyncIterator[Browser]:
 @pytest.fixture
 def artifacts(request: pytest.FixtureRequest) -> Path:
     """Screenshots of the test go here (git-ignored: /var/)."""
-    folder = ARTIFACTS / request.node.name.replace("/", "_").replace("[", "-").replace("]", "")
+    name: str = request.node.name
+    folder = ARTIFACTS / name.replace("/", "_").replace("[", "-").replace("]", "")
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
     return folder

@@ -39,7 +39,9 @@ async def test_three_players_play_a_whist_game_a_misere_and_an_all_pass_by_click
         assert len({seat for seat, c in end["result"]["calls"] if c == "whist"}) == 1  # a lone whister
         assert end["result"]["play"] == "open"
         await _deal_end_checks(pages, observer, artifacts, "game")
-        history_lines = len(observer.client.sheet["history"])  # type: ignore[index]
+        sheet = observer.client.sheet
+        assert sheet is not None
+        history_lines = len(sheet["history"])
 
         end = await play_deal(pages, observer, "misere", artifacts)
         assert end["result"]["type"] == "misere"
@@ -52,7 +54,8 @@ async def test_three_players_play_a_whist_game_a_misere_and_an_all_pass_by_click
         end = await play_deal(pages, observer, "allpass", artifacts)
         assert end["result"]["type"] == "allpass"
         await _deal_end_checks(pages, observer, artifacts, "allpass")
-        assert len(observer.client.sheet["history"]) == history_lines + 2  # type: ignore[index]
+        sheet = observer.client.sheet
+        assert sheet is not None and len(sheet["history"]) == history_lines + 2
 
         checked = await assert_no_leak(sqlite_server, table_id, pages)
         assert checked > 200

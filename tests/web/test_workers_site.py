@@ -4,13 +4,13 @@ the origin check let it), seat from the lobby through either worker, and play.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, WebSocket
 
 from tests.server.conftest import Workers, run_workers
 from tests.web.site import Observer, open_player, open_table, sit_from_lobby
@@ -21,6 +21,11 @@ def sqlite_workers(tmp_path: Path) -> Iterator[Workers]:
     yield from run_workers(f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}", tmp_path)
 
 
+def _recorder(urls: list[str]) -> Callable[[WebSocket], None]:
+    """Notes the URL of every socket a page opens."""
+    return lambda ws: urls.append(ws.url)
+
+
 async def test_pages_reach_each_tables_worker_and_play(
     sqlite_workers: Workers, browser: Browser, artifacts: Path
 ) -> None:
@@ -29,8 +34,8 @@ async def test_pages_reach_each_tables_worker_and_play(
     opened = [await open_table(server, 3, overrides) for _ in range(2)]
     players = [await open_player(browser, server) for _ in range(3)]
     sockets: list[list[str]] = [[] for _ in players]
-    for index, player in enumerate(players):
-        player.page.on("websocket", lambda ws, i=index: sockets[i].append(ws.url))
+    for player, urls in zip(players, sockets, strict=True):
+        player.page.on("websocket", _recorder(urls))
     observers = []
     try:
         ports = set()

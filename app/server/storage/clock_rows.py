@@ -27,12 +27,24 @@ class Boot:
         return WallMs(now_wall - (now_mono - mono))
 
 
-def clock_record(clock: ReserveClock, boot: Boot, now_mono: MonoMs, now_wall: WallMs) -> dict[str, Any]:
+def clock_record(
+    clock: ReserveClock,
+    boot: Boot,
+    now_mono: MonoMs,
+    now_wall: WallMs,
+    *,
+    resumed_ms: WallMs | None = None,
+    charged_ms: int = 0,
+) -> dict[str, Any]:
     """The clock as stored on the table's row: its JSON plus, while a seat runs, the turn's start on the
-    wall clock and the process that started it (whose last heartbeat bounds the charge after a crash)."""
+    wall clock and the process that started it (whose last heartbeat bounds the charge after a crash).
+    A clock resumed after a restart also records when (``resumed_ms``, wall) and what the crash charged
+    its running seat (``charged_ms``), so that what a restart cost a player can be read back."""
     data = clock.to_json()
     if clock.running is not None and clock.since is not None:
         data["wall"] = {"boot": boot.id, "since_ms": boot.wall_of(MonoMs(clock.since), now_mono, now_wall)}
+        if resumed_ms is not None:
+            data["wall"].update(resumed_ms=resumed_ms, charged_ms=charged_ms)
     return data
 
 

@@ -2,14 +2,17 @@
 
 After a crash the running seat of each table is charged its thinking up to the dead process's last
 heartbeat (`app.server.storage.charge_after_crash`), never the downtime; the resumed clocks are stored
-again (one batch) so that a second crash counts from this process's turn start.
+again (one batch) so that a second crash counts from this process's turn start. On start every table is
+read back first with its clock stopped (`recover_all`, `recover_owned`), and the clocks run only from
+`Recovery.resume`, the last step before the process serves: a slow start-up charges nobody.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
@@ -27,7 +30,8 @@ from app.server.storage import (
 from app.server.tables.actor import TableActor
 from app.server.tables.robot import OffLoopRobot
 from app.server.tables.robot_seats import attach_robots
-from app.table import LIVE, TableStatus
+from app.server.timebase import MonoMs, WallMs
+from app.table import LIVE, Game, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +56,26 @@ async def place_table(ctx: ServerContext, table_id: int) -> None:
 
 async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
     """Rebuild a table from its rows (`app.server.storage.reading`), resume its clock and start its task."""
+    loaded = await _read_back(ctx, table_id)
+    if not isinstance(loaded, _Stopped):
+        return loaded
+    for failure in (await _resume(ctx, [loaded])).values():
+        raise failure
+    return ctx.tables.get(table_id)
+
+
+@dataclass(frozen=True, slots=True)
+class _Stopped:
+    """A table read back whose task has not started and whose clock does not run yet: ``thought`` is what
+    the crash charges its running seat (`charge_after_crash`), None when it has no clock to resume."""
+
+    actor: TableActor
+    thought: int | None
+    playing: bool
+
+
+async def _read_back(ctx: ServerContext, table_id: int) -> TableActor | _Stopped | None:
+    """The table from its rows with its clock stopped, or the actor already loaded (None: no table)."""
     store = TableStore(ctx.writer, ctx.sessions)
     stored = await store.read(table_id)
     if stored is None:
@@ -70,24 +94,56 @@ async def load_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
         on_idle=lambda idle: _unload(ctx, idle),
     )
     actor.restore(stored)
-    game = actor.game
-    if game is not None and stored.clock_json is not None:
-        # A restart: the downtime is not charged to anyone (RULES §8.1: the clock runs only while the
-        # table waits for a player, and a dead server waits for nobody).
+    thought = None
+    if actor.game is not None and stored.clock_json is not None:
         thought = charge_after_crash(stored.clock_json, ctx.heartbeats)
-        now = ctx.writer.time.mono()
-        clock = game.clock.resume_after_crash(now, thought)
-        actor.game = replace(game, clock=clock)
-        if stored.status is TableStatus.PLAYING:
-            record = clock_record(clock, ctx.writer.boot, now, ctx.writer.time.wall())
-            await ctx.writer.commit(table_id, None, StepWrite(table={"clock": record}))
-            if table_id in ctx.tables:
-                return ctx.tables[table_id]
-    ctx.tables[table_id] = actor
-    actor.start()
-    if stored.status in LIVE:
-        attach_robots(ctx, actor)
-    return actor
+    return _Stopped(actor, thought, stored.status is TableStatus.PLAYING)
+
+
+async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseException]:
+    """Resume the clocks of tables read back and start them. A restart charges nobody the downtime, nor
+    the server's own work of reading the tables back and storing their resumed clocks (RULES §8.1: no
+    live clock runs while the server acts): every clock runs from the instant they are all stored, just
+    before the tables start. The resumed clocks are stored in one batch, so that a second crash counts
+    from this process's turn start; a table whose clock could not be stored is not started (returned, with
+    why, by id)."""
+    stored_at, resumed_ms = ctx.writer.time.mono(), ctx.writer.time.wall()
+    writes: list[tuple[_Stopped, StepWrite]] = []
+    for t in tables:
+        if t.playing and t.thought is not None:
+            clock = _resumed(t, stored_at).clock
+            boot = ctx.writer.boot
+            record = clock_record(
+                clock, boot, stored_at, resumed_ms, resumed_ms=resumed_ms, charged_ms=t.thought
+            )
+            writes.append((t, StepWrite(table={"clock": record})))
+    commits = [ctx.writer.commit(t.actor.table_id, None, write) for t, write in writes]
+    results = await asyncio.gather(*commits, return_exceptions=True)
+    failed = {
+        t.actor.table_id: result
+        for (t, _), result in zip(writes, results, strict=True)
+        if isinstance(result, BaseException)
+    }
+    now = ctx.writer.time.mono()
+    for t in tables:
+        actor = t.actor
+        if actor.table_id in failed or actor.table_id in ctx.tables:  # not stored, or loaded meanwhile
+            continue
+        if t.thought is not None:
+            actor.game = _resumed(t, now)
+        ctx.tables[actor.table_id] = actor
+        actor.start()
+        if actor.status in LIVE:
+            attach_robots(ctx, actor)
+    return failed
+
+
+def _resumed(table: _Stopped, now: MonoMs) -> Game:
+    """The table's game with its clock resumed at ``now``, the running seat charged what the crash proves
+    it thought (a clock frozen by a graceful stop thaws at ``now``)."""
+    game = table.actor.game
+    assert game is not None and table.thought is not None
+    return replace(game, clock=game.clock.resume_after_crash(now, table.thought))
 
 
 def _unload(ctx: ServerContext, actor: TableActor) -> None:
@@ -97,8 +153,23 @@ def _unload(ctx: ServerContext, actor: TableActor) -> None:
         actor.unload()
 
 
-async def recover_all(ctx: ServerContext) -> int:
-    """Reload every unfinished table; returns how many."""
+class Recovery:
+    """The tables a starting process read back, stopped until `resume` (the last thing before it serves)."""
+
+    def __init__(self, tables: list[_Stopped], dead: dict[str, WallMs] | None) -> None:
+        self.tables = tables
+        self.dead = dead  # heartbeats of dead processes to forget once their tables run here
+
+    async def resume(self, ctx: ServerContext) -> None:
+        for table_id, failure in (await _resume(ctx, self.tables)).items():
+            log.error("table %s could not be recovered (its resumed clock not stored): %s", table_id, failure)
+        if self.dead is not None and all(t.actor.table_id in ctx.tables for t in self.tables):
+            # Every table counts from this process now; the dead processes' rows are no longer needed.
+            await forget_heartbeats(ctx.writer.engine, self.dead)
+
+
+async def recover_all(ctx: ServerContext) -> Recovery:
+    """Read back every unfinished table; `Recovery.resume` starts them."""
     ctx.heartbeats = {
         boot: beat
         for boot, beat in (await read_heartbeats(ctx.writer.engine)).items()
@@ -106,31 +177,32 @@ async def recover_all(ctx: ServerContext) -> int:
     }
     async with ctx.sessions() as session:
         ids = (await session.execute(select(GameTable.id).where(GameTable.status.in_(LIVE)))).scalars().all()
-    failed = 0
-    for table_id in ids:
-        try:
-            await load_actor(ctx, table_id)
-        except Exception:
-            failed += 1
-            log.exception("table %s could not be recovered", table_id)
-    if not failed:
-        # Every table counts from this process now; the dead processes' rows are no longer needed.
-        await forget_heartbeats(ctx.writer.engine, ctx.heartbeats)
-    return len(ids)
+    tables, failed = await _read_all(ctx, ids)
+    return Recovery(tables, None if failed else ctx.heartbeats)
 
 
-async def recover_owned(ctx: ServerContext) -> int:
-    """Several workers: take this worker's slot (and the tables of the process it replaces) and reload
+async def recover_owned(ctx: ServerContext) -> Recovery:
+    """Several workers: take this worker's slot (and the tables of the process it replaces) and read back
     the unfinished tables it owns; the heartbeats of live workers stay (they are not dead)."""
     assert ctx.cluster is not None
     await ctx.cluster.register(ctx)
-    ids = await ctx.cluster.owned_live(ctx)
+    tables, _ = await _read_all(ctx, await ctx.cluster.owned_live(ctx))
+    return Recovery(tables, None)
+
+
+async def _read_all(ctx: ServerContext, ids: Sequence[int]) -> tuple[list[_Stopped], int]:
+    tables: list[_Stopped] = []
+    failed = 0
     for table_id in ids:
         try:
-            await load_actor(ctx, table_id)
+            loaded = await _read_back(ctx, table_id)
         except Exception:
+            failed += 1
             log.exception("table %s could not be recovered", table_id)
-    return len(ids)
+            continue
+        if isinstance(loaded, _Stopped):
+            tables.append(loaded)
+    return tables, failed
 
 
 async def shutdown_all(ctx: ServerContext) -> None:
