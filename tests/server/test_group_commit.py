@@ -46,6 +46,7 @@ class FakeConnection:
     closed: asyncio.Event = field(default_factory=asyncio.Event)
     frames: list[dict[str, Any]] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    resync_pending: bool = False
 
     def send(self, message: Any) -> None:
         if isinstance(message, str):
@@ -70,7 +71,7 @@ class FakeConnection:
                 await self.arrived.wait()
 
 
-def _as_connection(fake: FakeConnection) -> Connection:
+def as_connection(fake: FakeConnection) -> Connection:
     """The actor's commands name a `Connection`; the fake has all of one the actor uses."""
     return cast(Connection, fake)
 
@@ -147,7 +148,7 @@ async def _started_tables(ctx: ServerContext) -> list[tuple[int, list[FakeConnec
             actor.submit(Sit(user_id, name, seat, reply))
             assert await reply == seat
         for conn in conns:
-            actor.submit(Connect(_as_connection(conn)))
+            actor.submit(Connect(as_connection(conn)))
         tables.append((table_id, conns))
     return tables
 
@@ -171,7 +172,7 @@ async def test_a_failed_batch_acknowledges_nothing_and_changes_no_table(ctx: Ser
         await db.execute(text("ALTER TABLE actions RENAME TO actions_away"))
     batches = ctx.writer.batches
     for actor, conn, action, _, _ in moves:
-        actor.submit(Act(_as_connection(conn), 1, action))
+        actor.submit(Act(as_connection(conn), 1, action))
     errors = [await conn.next("error") for _, conn, _, _, _ in moves]
     assert [(e["code"], e["seq"]) for e in errors] == [("server_error", 1)] * TABLES
     for actor, conn, _, version, game in moves:
@@ -188,7 +189,7 @@ async def test_a_failed_batch_acknowledges_nothing_and_changes_no_table(ctx: Ser
     assert await _count_actions(ctx) == stored
     # The same commands sent again are applied now, once, all in one batch; the clocks run again.
     for actor, conn, action, _, _ in moves:
-        actor.submit(Act(_as_connection(conn), 1, action))
+        actor.submit(Act(as_connection(conn), 1, action))
     acks = [await conn.next("ack") for _, conn, _, _, _ in moves]
     assert [(a["seq"], a["duplicate"]) for a in acks] == [(1, False)] * TABLES
     for (actor, _, _, version, _), ack in zip(moves, acks, strict=True):
@@ -208,7 +209,7 @@ async def test_a_table_that_could_not_store_retries_and_thaws_on_its_own(ctx: Se
     actor = ctx.tables[table_id]
     async with ctx.engine.begin() as db:
         await db.execute(text("ALTER TABLE actions RENAME TO actions_away"))
-    actor.submit(Act(_as_connection(conns[seat]), 1, snapshots[seat]["legal"][0]))
+    actor.submit(Act(as_connection(conns[seat]), 1, snapshots[seat]["legal"][0]))
     assert (await conns[seat].next("error"))["code"] == "server_error"
     assert actor.game is not None and actor.game.clock.frozen and actor._retry is not None
     async with ctx.engine.begin() as db:
@@ -250,7 +251,7 @@ async def test_a_seq_reused_for_another_action_is_refused(ctx: ServerContext) ->
     legal = snapshots[seat]["legal"]
     assert len(legal) >= 2
     actor = ctx.tables[table_id]
-    actor.submit(Act(_as_connection(conns[seat]), 1, legal[0]))
+    actor.submit(Act(as_connection(conns[seat]), 1, legal[0]))
     assert (await conns[seat].next("ack"))["duplicate"] is False
     version = actor.version
 
@@ -262,11 +263,11 @@ async def test_a_seq_reused_for_another_action_is_refused(ctx: ServerContext) ->
             assert loaded is not None and loaded is not actor
             actor = loaded
         twin = FakeConnection(conns[seat].user_id)
-        actor.submit(Connect(_as_connection(twin)))
+        actor.submit(Connect(as_connection(twin)))
         await twin.next("snapshot")
-        actor.submit(Act(_as_connection(twin), 1, legal[1]))
+        actor.submit(Act(as_connection(twin), 1, legal[1]))
         refused = await twin.next("error")
         assert (refused["code"], refused["seq"]) == ("seq_reused", 1)
-        actor.submit(Act(_as_connection(twin), 1, {k: v for k, v in legal[0].items() if k != "seat"}))
+        actor.submit(Act(as_connection(twin), 1, {k: v for k, v in legal[0].items() if k != "seat"}))
         again = await twin.next("ack")
         assert again["duplicate"] is True and again["v"] == version == actor.version

@@ -16,7 +16,7 @@ from app.server.storage import StepWrite
 from app.server.tables import actor as actor_module
 from app.server.tables.commands import Act, Resync, SeatError, Stop
 from app.server.timebase import mono_ms
-from app.table import SeatAction, StopGame
+from app.table import SeatAction, StopGame, step
 from tests.server import test_group_commit as harness
 
 # The in-process server of the group-commit tests: a real writer on SQLite or PostgreSQL.
@@ -44,7 +44,7 @@ async def _stored(ctx: ServerContext, table_id: int) -> tuple[int, int]:
 
 
 async def test_a_commit_stored_but_reported_failed_is_read_back_before_the_next_step(
-    ctx: ServerContext,
+    ctx: ServerContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tables = await harness._started_tables(ctx)
     table_id, conns = tables[0]
@@ -57,12 +57,12 @@ async def test_a_commit_stored_but_reported_failed_is_read_back_before_the_next_
 
     async def stored_then_lost(table: int, new_version: int | None, write: StepWrite) -> None:
         await real_commit(table, new_version, write)
-        del writer.commit  # type: ignore[method-assign]  # once: the instance attribute goes away
+        del writer.commit  # once: the instance attribute goes away
         raise ConnectionResetError("the connection broke before the reply")
 
-    writer.commit = stored_then_lost  # type: ignore[method-assign]
+    monkeypatch.setattr(writer, "commit", stored_then_lost)
     action = snapshots[seat]["legal"][0]
-    actor.submit(Act(conns[seat], 1, action))  # type: ignore[arg-type]
+    actor.submit(Act(harness.as_connection(conns[seat]), 1, action))
     assert (await conns[seat].next("error"))["code"] == "server_error"
     assert await _stored(ctx, table_id) == (version + 1, actions + 1)  # it was stored after all
     assert actor.version == version  # the table does not know yet
@@ -70,7 +70,7 @@ async def test_a_commit_stored_but_reported_failed_is_read_back_before_the_next_
     # The client sends it again: the table reads itself back first, so this is the same action, applied
     # once; every connection gets the table as stored, and the seat on move now is charged nothing for
     # the time the table did not know.
-    actor.submit(Act(conns[seat], 1, action))  # type: ignore[arg-type]
+    actor.submit(Act(harness.as_connection(conns[seat]), 1, action))
     ack = await conns[seat].next("ack")
     assert ack["duplicate"] is True and ack["v"] == version + 1 == actor.version
     fresh = [await conn.next("snapshot") for conn in conns]
@@ -85,7 +85,7 @@ async def test_a_commit_stored_but_reported_failed_is_read_back_before_the_next_
     assert await _stored(ctx, table_id) == (version + 1, actions + 1)
 
     # The table goes on: the next seat's action is a new version, stored once.
-    actor.submit(Act(conns[next_seat], 1, fresh[next_seat]["legal"][0]))  # type: ignore[arg-type]
+    actor.submit(Act(harness.as_connection(conns[next_seat]), 1, fresh[next_seat]["legal"][0]))
     ack = await conns[next_seat].next("ack")
     assert ack["duplicate"] is False and ack["v"] == version + 2
     assert await _stored(ctx, table_id) == (version + 2, actions + 2)
@@ -98,7 +98,7 @@ async def test_a_fault_in_the_tables_step_ends_the_game_typed_and_recorded(
     (table_id, conns), (other_id, other_conns) = tables[0], tables[1]
     seat, snapshots = await _on_move(conns)
     other_seat, other_snapshots = await _on_move(other_conns)
-    real_step = actor_module.step
+    real_step = step
 
     def faulty(game: Any, command: Any, **kwargs: Any) -> Any:
         if isinstance(command, SeatAction) and ctx.tables[table_id].game is game:
@@ -106,7 +106,7 @@ async def test_a_fault_in_the_tables_step_ends_the_game_typed_and_recorded(
         return real_step(game, command, **kwargs)
 
     monkeypatch.setattr(actor_module, "step", faulty)
-    ctx.tables[table_id].submit(Act(conns[seat], 1, snapshots[seat]["legal"][0]))  # type: ignore[arg-type]
+    ctx.tables[table_id].submit(Act(harness.as_connection(conns[seat]), 1, snapshots[seat]["legal"][0]))
     error = await conns[seat].next("error")
     assert error["code"] == "server_error" and "ended" in error["message"]
     for conn in conns:
@@ -132,11 +132,15 @@ async def test_a_fault_in_the_tables_step_ends_the_game_typed_and_recorded(
         assert [a.deal_number for a in archived] == [1]
     # Another table is untouched and plays on.
     other = ctx.tables[other_id]
-    other.submit(Act(other_conns[other_seat], 1, other_snapshots[other_seat]["legal"][0]))  # type: ignore[arg-type]
+    other.submit(
+        Act(harness.as_connection(other_conns[other_seat]), 1, other_snapshots[other_seat]["legal"][0])
+    )
     assert (await other_conns[other_seat].next("ack"))["duplicate"] is False
 
 
-async def test_a_flooded_table_refuses_what_does_not_fit_and_serves_the_rest(ctx: ServerContext) -> None:
+async def test_a_flooded_table_refuses_what_does_not_fit_and_serves_the_rest(
+    ctx: ServerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ctx.settings.table_queue_limit = 16
     tables = await harness._started_tables(ctx)
     table_id, conns = tables[0]
@@ -150,13 +154,13 @@ async def test_a_flooded_table_refuses_what_does_not_fit_and_serves_the_rest(ctx
         await gate.wait()
         await real_commit(table, new_version, write)
 
-    writer.commit = held  # type: ignore[method-assign]
-    actor.submit(Act(conns[seat], 1, snapshots[seat]["legal"][0]))  # type: ignore[arg-type]
+    monkeypatch.setattr(writer, "commit", held)
+    actor.submit(Act(harness.as_connection(conns[seat]), 1, snapshots[seat]["legal"][0]))
     await asyncio.sleep(0.1)  # the table is now waiting for its commit
     spectator = conns[(seat + 1) % 3]
     for _ in range(50):
         spectator.resync_pending = True
-        actor.submit(Resync(spectator))  # type: ignore[arg-type]
+        actor.submit(Resync(harness.as_connection(spectator)))
     assert actor.queue.qsize() == 16
     busy = [f for f in spectator.frames if f["type"] == "error"]
     assert len(busy) == 34 and {f["code"] for f in busy} == {"table_busy"}
@@ -179,7 +183,7 @@ async def test_a_fault_in_an_operators_command_changes_nothing_and_the_game_goes
     seat, snapshots = await _on_move(conns)
     actor = ctx.tables[table_id]
     version = actor.version
-    real_step = actor_module.step
+    real_step = step
 
     def faulty(game: Any, command: Any, **kwargs: Any) -> Any:
         if isinstance(command, StopGame):
@@ -193,7 +197,7 @@ async def test_a_fault_in_an_operators_command_changes_nothing_and_the_game_goes
         await asyncio.wait_for(reply, 10)
     assert refused.value.code == "server_fault" and "a bug in the stop" in refused.value.message
     assert actor.version == version and actor.game is not None and not actor.game.is_over
-    actor.submit(Act(conns[seat], 1, snapshots[seat]["legal"][0]))  # type: ignore[arg-type]
+    actor.submit(Act(harness.as_connection(conns[seat]), 1, snapshots[seat]["legal"][0]))
     assert (await conns[seat].next("ack"))["v"] == version + 1
 
 
@@ -212,8 +216,8 @@ async def test_a_worker_does_not_store_a_step_of_a_table_taken_over_meanwhile(ct
         await conn.execute(update(GameTable).values(owner="this-worker"))
         await conn.execute(update(GameTable).where(GameTable.id == moved_id).values(owner="another-worker"))
     before = {table_id: await _stored(ctx, table_id) for table_id in (kept_id, moved_id)}
-    for table_id, conn, action in moves:
-        ctx.tables[table_id].submit(Act(conn, 1, action))  # type: ignore[arg-type]
+    for table_id, sender, action in moves:
+        ctx.tables[table_id].submit(Act(harness.as_connection(sender), 1, action))
     kept_conn, moved_conn = moves[0][1], moves[1][1]
     assert (await kept_conn.next("ack"))["duplicate"] is False
     refused = await moved_conn.next("error")
