@@ -2,8 +2,9 @@
 
 `MonoMs`: monotonic milliseconds of this process (``time.monotonic_ns``): what the table clocks run on;
 meaningless in another process. `WallMs`: wall-clock milliseconds (``time.time_ns``): what survives a
-restart (a turn's start stored with each step, the process heartbeat). Everything that reads the time
-takes a `Timestamper` (scalachess's ``Clock(…, timestamper)``), so a test passes a fake one.
+restart (a turn's start stored with each step, the process heartbeat). What reads the time for the
+clocks takes it from a `Timestamper` or a ``now`` callable (scalachess's ``Clock(…, timestamper)``), so
+a test passes a fake one; rows' record timestamps (``at`` columns) are plain wall time.
 """
 
 from __future__ import annotations

@@ -18,12 +18,12 @@ from app.table.commands import (
 )
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import LIVE, Game, Outcome, TableStatus, Termination
-from app.table.seats import Seating, normalised_action
+from app.table.seats import Seating, normalised_action, player_action
 from app.table.step import Applied, EndedDeal, ServerMoves, Step, abort, start_game, step
 
 __all__ = [
     "LIVE", "Applied", "AwardDeal", "ClockExpiry", "EndedDeal", "Game", "JudgeSheet", "Outcome", "Resume",
     "RobotRequired", "SeatAction", "Seating", "ServerMoves", "Step", "StopGame", "TableCommand",
-    "TableRefused", "TableStatus", "Termination", "abort", "normalised_action", "start_game",
-    "step",
+    "TableRefused", "TableStatus", "Termination", "abort", "normalised_action", "player_action",
+    "start_game", "step",
 ]  # fmt: skip

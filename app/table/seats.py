@@ -11,13 +11,33 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from app.engine import EngineError, action_from_json
+from app.engine import Action, EngineError, action_from_json
 from app.protocol.codes import ErrorCode
 from app.table.errors import TableRefused
 
 
 def _replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return (*values[:index], value, *values[index + 1 :])
+
+
+# What only the server may do: a player's action of these types is refused whatever it says.
+SERVER_ACTIONS = frozenset({"shuffle", "timeout", "interrupt"})
+
+
+def refuse_foreign(seat: int, named: object, kind: object) -> None:
+    """A seated player acts only for its own seat, and never as the server (RULES §12: a seat's actions are
+    its own); checked on the frame as sent, before it is parsed, and on the parsed action by the step."""
+    if named != seat:
+        raise TableRefused(ErrorCode.NOT_YOUR_SEAT, f"you sit in seat {seat}, not {named!r}")
+    if kind in SERVER_ACTIONS:
+        raise TableRefused(ErrorCode.MALFORMED_ACTION, f"{kind} is the server's action")
+
+
+def player_action(data: dict[str, Any], seat: int) -> Action:
+    """A seated player's frame as an action of its seat (the seat may be left out); refused, typed, when it
+    names another seat or a server's action (before any other fault of the frame), or does not parse."""
+    refuse_foreign(seat, data.get("seat", seat), data.get("type"))
+    return action_from_json({"seat": seat, **data})
 
 
 def normalised_action(data: dict[str, Any], seat: int) -> dict[str, Any] | None:

@@ -26,7 +26,7 @@ from app.autoplay.finish import PulyaClose, close_after_adjudication, close_afte
 from app.autoplay.procedure import Robot, timeout_actions
 from app.autoplay.record import InterruptedDeal
 from app.clock import ClockSettings, ReserveClock
-from app.engine.actions import Action, Interrupt, Shuffle, TimeOut
+from app.engine.actions import Action, Interrupt, Shuffle
 from app.engine.cards import Card
 from app.engine.conventions import Conventions
 from app.engine.events import Event, public
@@ -41,6 +41,7 @@ from app.protocol.codes import ErrorCode
 from app.table.commands import AwardDeal, ClockExpiry, JudgeSheet, Resume, SeatAction, StopGame, TableCommand
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import Game, Outcome, TableStatus, Termination
+from app.table.seats import refuse_foreign
 
 _OVER = (Phase.DEAL_OVER, Phase.INTERRUPTED)
 _BETWEEN_DEALS = (Phase.AWAITING_DEAL, Phase.DEAL_OVER, Phase.INTERRUPTED)
@@ -172,10 +173,7 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
 def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int) -> Step:
     if run.status is not TableStatus.PLAYING:
         raise TableRefused(ErrorCode.GAME_OVER, "the game has ended")
-    if isinstance(action, Shuffle | Interrupt | TimeOut):
-        raise TableRefused(ErrorCode.MALFORMED_ACTION, f"{action.type} is the server's action")
-    if action.seat != seat:
-        raise TableRefused(ErrorCode.NOT_YOUR_SEAT, f"you sit in seat {seat}, not {action.seat}")
+    refuse_foreign(seat, getattr(action, "seat", seat), action.type)  # a shuffle names no seat
     if run.clock.is_flagged(seat):
         raise TableRefused(ErrorCode.NOT_YOUR_TURN, "your time ran out: the server plays for you this deal")
     applied = apply(run.state, action)  # raises EngineError: nothing changed

@@ -2,7 +2,7 @@
 
 Each part of `app.server` may import at run time only parts below it in `LAYERS` (or its own package);
 an import made for types only (under ``if TYPE_CHECKING:``) is free, since it never runs. No module
-imports inside a function to dodge a cycle; the one lazy import allowed is named with its reason.
+imports inside a function to dodge a cycle; the few lazy imports allowed are named with their reasons.
 """
 
 from __future__ import annotations

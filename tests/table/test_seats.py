@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.table import Seating, TableRefused, normalised_action
+from app.engine.errors import MalformedAction
+from app.table import Seating, TableRefused, normalised_action, player_action
 
 
 def _refused(code: str) -> pytest.RaisesExc[TableRefused]:
@@ -65,3 +66,16 @@ def test_numbered_actions_new_retried_or_refused() -> None:
     # Refused as too late, its action is not known: a resend under that number is answered as a retry.
     late = seating.applied(0, 2, None)
     assert late.numbered(0, 2, {"type": "pass"}) == "retry" and late.numbered(0, 3, bid) == "new"
+
+
+def test_a_players_frame_naming_another_seat_or_a_servers_action_is_refused_before_it_is_parsed() -> None:
+    """A frame's foreign seat is named as such even when the rest of it would not parse either."""
+    assert player_action({"type": "pass"}, 1).to_json() == {"type": "pass", "seat": 1}
+    with _refused("not_your_seat"):
+        player_action({"type": "play", "seat": 2, "card": "zz"}, 0)
+    with _refused("not_your_seat"):
+        player_action({"type": "pass", "seat": "1"}, 1)
+    with _refused("malformed_action"):
+        player_action({"type": "shuffle"}, 0)
+    with pytest.raises(MalformedAction):  # its own seat: parsed, and the card is no card
+        player_action({"type": "play", "card": "zz"}, 0)

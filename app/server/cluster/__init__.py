@@ -1,3 +1,12 @@
 """Several worker processes (``serve --workers N``): `ownership` (which process runs which table, by a
 compare-and-set in the database), `worker` (the once-a-second tick: fence, takeovers, housekeeping),
 `addresses` (where another worker is reached) and `supervisor` (starts and restarts the workers)."""
+
+from __future__ import annotations
+
+from app.server.cluster.addresses import CLOSE_MOVED, hostname, moved_url
+from app.server.cluster.ownership import Cluster
+from app.server.cluster.supervisor import supervise
+from app.server.cluster.worker import run_ticks
+
+__all__ = ["CLOSE_MOVED", "Cluster", "hostname", "moved_url", "run_ticks", "supervise"]

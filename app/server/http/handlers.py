@@ -1,4 +1,4 @@
-"""The one place where server-side failures become HTTP 4xx responses."""
+"""Where refusals and failures become HTTP responses (their statuses: `app.server.errors.HTTP_STATUS`)."""
 
 from __future__ import annotations
 

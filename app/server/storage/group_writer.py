@@ -68,8 +68,9 @@ class GroupWriter:
         self.batches = 0
         self.committed = 0
         self._closing = False
-        # With several worker processes: this process's boot id, the owner every table it writes must still
-        # have (`app.server.cluster`); a batch's rows of a table taken over meanwhile are not written.
+        # With several worker processes: this process's boot id, the owner every table it writes must
+        # still have (`app.server.cluster.ownership`); a batch's rows of a table taken over meanwhile are
+        # not written.
         self.owner: str | None = None
         # Since when (monotonic ms) every batch has failed, heartbeats included: None while commits succeed.
         # A table that could not store freezes its clocks from then, not from its own first failure.

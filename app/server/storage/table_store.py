@@ -15,7 +15,7 @@ from app.server.timebase import MonoMs
 
 
 class TableStore:
-    """What a table stores and reads back (it satisfies `app.server.tables.StepStore`)."""
+    """What a table stores and reads back (it satisfies `app.server.tables.actor.StepStore`)."""
 
     def __init__(self, writer: GroupWriter, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.writer = writer

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from sqlalchemy.exc import IntegrityError
 
 from app.clock import ReserveClock
-from app.engine import EngineError, Shuffle, action_from_json, shuffle_action
+from app.engine import EngineError, Shuffle, shuffle_action
 from app.engine.conventions import Conventions
 from app.engine.events import Event
 from app.engine.scoring import ScoringError
@@ -75,6 +75,7 @@ from app.table import (
     TableRefused,
     TableStatus,
     abort,
+    player_action,
     start_game,
     step,
 )
@@ -152,7 +153,8 @@ class TableActor:
         on_idle: Callable[[TableActor], None] = _stays,
         shuffle: Callable[[], Shuffle] = _shuffle,
     ) -> None:
-        """``robot``: runs a step that needs the solver robot (None: such a step fails); ``on_idle``: called
+        """``robot``: runs a step that needs the solver robot (None: such a step fails as the table's own
+        fault, which ends a game it was driving); ``on_idle``: called
         when the game is over and nobody watches any more (the registry unloads the table)."""
         self.store = store
         self.table_id = table_id
@@ -212,11 +214,14 @@ class TableActor:
 
     def submit(self, command: Command) -> None:
         """Queue a command. Players', spectators' and REST callers' commands are refused with
-        ``table_busy`` beyond ``table_queue_limit`` waiting (the table's timers, connections and
+        ``table_busy`` beyond ``queue_limit`` waiting (the table's timers, connections and
         disconnections always get in: there are at most a few of them per connection)."""
         if isinstance(command, _SHEDDABLE) and self.queue.qsize() >= self._queue_limit:
             _shed(command)
             return
+        if isinstance(command, Act):
+            # Its wait in the queue is lag the server measured itself, credited by the clock's allowance.
+            command.received_ms = self._now()
         self.queue.put_nowait(command)
 
     async def _run(self) -> None:
@@ -377,8 +382,7 @@ class TableActor:
             assert seat is not None  # `numbered` refuses a spectator's action
             if self.game is None:
                 return reject(ErrorCode.NOT_STARTED, "the game has not started")
-            # Whose seat the action names and whether a player may send it at all: the step decides.
-            action = action_from_json({"seat": seat, **data})
+            action = player_action(data, seat)
             result = await self._run_step(SeatAction(seat, action, lag_ms), client=(seat, seq))
         except (EngineError, TableRefused) as exc:
             return reject(exc.code, str(exc))
@@ -595,7 +599,7 @@ class TableActor:
                 raise
             return await self._robot.run(lambda robot: work(ServerMoves(self._shuffle, robot)))
 
-    # ---- persistence -----------------------------------------------------------------------------------
+    # ---- storing -----------------------------------------------------------------------------------
 
     async def _commit(self, write: StepWrite, *, bump: bool = True) -> None:
         """Store one step with the table's next version (its batch committed); nothing is published before

@@ -15,8 +15,10 @@ from app.autoplay.record import InterruptedDeal
 from app.engine.result import DealResult
 from app.protocol.codes import ErrorCode
 from app.server.connections.connection import Connection
-from app.server.timebase import MonoMs, mono_ms
+from app.server.timebase import MonoMs
 from app.table.commands import JudgeSheet
+
+UNSTAMPED = MonoMs(0)  # an `Act` not yet taken by its table
 
 
 class SeatError(Exception):
@@ -57,9 +59,9 @@ class Act:
     conn: Connection
     seq: int
     action: dict[str, Any]
-    # When the server took the frame off the socket: the wait in the table's queue is lag the server
-    # measured itself, credited by the clock's lag allowance (client-reported time is never used).
-    received_ms: MonoMs = field(default_factory=mono_ms)
+    # When the table took the frame (its `submit`, on the table's clock): the wait in the table's queue is
+    # lag the server measured itself, credited by the clock's lag allowance (never a client's own time).
+    received_ms: MonoMs = UNSTAMPED
 
 
 @dataclass(slots=True)

@@ -105,7 +105,8 @@ async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseE
     the server's own work of reading the tables back and storing their resumed clocks (RULES §8.1: no
     live clock runs while the server acts): every clock runs from the instant they are all stored, just
     before the tables start. The resumed clocks are stored in one batch, so that a second crash counts
-    from this process's turn start; a table whose clock could not be stored is not started (returned, with
+    from this process's turn start (the instant before that commit: a second crash would charge the
+    commit's few milliseconds); a table whose clock could not be stored is not started (returned, with
     why, by id)."""
     stored_at, resumed_ms = ctx.writer.time.mono(), ctx.writer.time.wall()
     writes: list[tuple[_Stopped, StepWrite]] = []

@@ -33,6 +33,7 @@ from app.protocol.messages import SnapshotMessage, UpdateMessage
 from app.robots import Robot, decide
 from app.server.connections.connection import Connection
 from app.server.context import ServerContext
+from app.server.tables.actor import TableActor
 from app.server.tables.commands import Act, Connect, Disconnect
 from app.server.tables.robot_levels import robot_level, robot_name
 
@@ -58,7 +59,7 @@ async def robot_user(session: AsyncSession, level: str, seat: int) -> User:
 class RobotPlayer(Connection):
     """A robot at one seat of one table: a connection whose frames the robot reads."""
 
-    def __init__(self, ctx: ServerContext, actor: Any, user_id: int, name: str, level: str) -> None:
+    def __init__(self, ctx: ServerContext, actor: TableActor, user_id: int, name: str, level: str) -> None:
         super().__init__(cast(WebSocket, None), user_id, name, queue_frames=8)
         self.ctx = ctx
         self.actor = actor
@@ -157,13 +158,13 @@ def _seed(table_id: int, seat: int | None, actions: int) -> int:
     return int.from_bytes(digest, "big")
 
 
-def attach_robots(ctx: ServerContext, actor: Any) -> None:
+def attach_robots(ctx: ServerContext, actor: TableActor) -> None:
     """Give every robot seat of ``actor`` its player (at the table's start or after a reload)."""
     present = {c.user_id for c in actor.connections if isinstance(c, RobotPlayer)}
     for seat, name in enumerate(actor.seating.names):
         level = robot_level(name)
         user_id = actor.seating.users[seat]
-        if level is None or user_id is None or user_id in present:
+        if level is None or name is None or user_id is None or user_id in present:
             continue
         player = RobotPlayer(ctx, actor, user_id, name, level)
         player.start()
