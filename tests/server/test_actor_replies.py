@@ -101,10 +101,14 @@ async def test_a_failed_commit_answers_the_caller_with_a_typed_error_and_changes
 async def test_unloading_a_busy_table_answers_every_waiting_caller_and_lets_cancellation_through(
     actor: TableActor, store: FakeStore
 ) -> None:
+    committing, giving_up = asyncio.Event(), asyncio.Event()
+
     async def slow(*_args: object) -> None:
+        committing.set()
         try:
             await asyncio.sleep(30)
         except asyncio.CancelledError:
+            giving_up.set()
             await asyncio.sleep(0.5)  # a commit that takes a moment to give up
             raise
 
@@ -113,9 +117,9 @@ async def test_unloading_a_busy_table_answers_every_waiting_caller_and_lets_canc
     second, second_reply = _sit(2, 1)
     actor.submit(first)
     actor.submit(second)
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(committing.wait(), 10)  # the first sit is storing, the second waits
     stopper = asyncio.create_task(actor.stop())
-    await asyncio.sleep(0.1)
+    await asyncio.wait_for(giving_up.wait(), 10)  # stop() has cancelled the table and waits for it
     stopper.cancel()  # the caller of stop() is cancelled itself: that must reach it, not be swallowed
     with pytest.raises(asyncio.CancelledError):
         await stopper

@@ -149,14 +149,16 @@ async def test_a_flooded_table_refuses_what_does_not_fit_and_serves_the_rest(
     writer = ctx.writer
     real_commit = writer.commit
     gate = asyncio.Event()
+    holding = asyncio.Event()
 
     async def held(table: int, new_version: int | None, write: StepWrite) -> None:
+        holding.set()
         await gate.wait()
         await real_commit(table, new_version, write)
 
     monkeypatch.setattr(writer, "commit", held)
     actor.submit(Act(harness.as_connection(conns[seat]), 1, snapshots[seat]["legal"][0]))
-    await asyncio.sleep(0.1)  # the table is now waiting for its commit
+    await asyncio.wait_for(holding.wait(), 30)  # the table is now waiting for its commit
     spectator = conns[(seat + 1) % 3]
     for _ in range(50):
         spectator.resync_pending = True

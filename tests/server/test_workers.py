@@ -79,7 +79,9 @@ async def _play_some(tables: list[Table], steps: int) -> None:
 
     watcher = asyncio.create_task(progress())
     await asyncio.wait_for(done.wait(), 120)
-    await asyncio.sleep(0.5)  # the last updates reach every seat
+    async with asyncio.timeout(30):  # the last updates reach every seat
+        while any(len({c.version for c in t.clients}) > 1 for t in tables):
+            await asyncio.sleep(0.05)
     for task in [*tasks, watcher]:
         task.cancel()
     await asyncio.gather(*tasks, watcher, return_exceptions=True)

@@ -15,8 +15,6 @@ from app.engine import (
     CallWhist,
     ChoosePlay,
     DealKind,
-    DealState,
-    Discard,
     MakeBid,
     NameContract,
     PassBid,
@@ -27,6 +25,7 @@ from app.engine import (
     legal_actions,
 )
 from app.table import AwardDeal, ClockExpiry, Step, TableStatus, Termination
+from tests.engine.helpers import deal_of, discard_first_two
 from tests.table.helpers import Table, deck
 
 TINY: dict[str, Any] = {"deal_time": 1, "reserve_time": 1, "misere_bonus": 5}
@@ -36,17 +35,6 @@ SIX_SPADES = Bid.parse("6s")
 ACES_IN_THE_TALON = deck(
     "s7 s8 c7 c8 c9 cT d7 d8 d9 dT", "s9 sT cJ cQ cK cA dJ dQ dK dA", "sJ sQ sK h7 h8 h9 hT hJ hQ hK", "sA hA"
 )
-
-
-def _deal(table: Table) -> DealState:
-    deal = table.game.state.deal
-    assert deal is not None, "no deal at the table"
-    return deal
-
-
-def _discard_two(table: Table, seat: int) -> None:
-    hand = _deal(table).hands[seat]
-    table.act(Discard(seat, (hand[0], hand[1])))
 
 
 def _server_played_cards(step: Step) -> list[int]:
@@ -61,7 +49,7 @@ def test_reserve_off_an_unfinishable_deal_is_archived_and_the_game_goes_on() -> 
     table.act(MakeBid(1, Bid.parse("6s")))
     table.act(PassBid(2))
     table.act(PassBid(0))
-    _discard_two(table, 1)
+    table.act(discard_first_two(table.game.state, 1))
     assert table.game.state.phase is Phase.CONTRACT
     stepped = table.expire()
     assert [r.timed_out for r in stepped.archived] == [(1,)]
@@ -90,7 +78,7 @@ def test_reserve_off_a_pulya_ending_with_an_award_outstanding_awaits_adjudicatio
     table.act(MakeBid(1, Bid.parse("6s")))
     table.act(PassBid(2))
     table.act(PassBid(0))
-    _discard_two(table, 1)
+    table.act(discard_first_two(table.game.state, 1))
     record = table.expire().archived[0]
     table.play_randomly(seed=3)
     game = table.game
@@ -114,8 +102,8 @@ def test_reserve_off_a_timeout_in_allpass_play_writes_the_tricks_and_the_pulya_g
     table = Table.start(seats=3, **RESERVE_OFF)
     for seat in (1, 2, 0):
         table.act(PassBid(seat))
-    deal = table.game.state.deal
-    assert deal is not None and deal.allpass and table.game.to_act() == 1
+    deal = deal_of(table.game.state)
+    assert deal.allpass and table.game.to_act() == 1
     ended = table.expire()
     result = ended.deals[-1].result
     assert result.kind is DealKind.ALLPASS and result.timed_out == (1,)
@@ -138,8 +126,7 @@ def test_the_misere_bonus_is_there_for_the_discard() -> None:
     assert ended.game.state.phase is Phase.DISCARD and clock.running == 1
     assert clock.seats[1].deal_ms == 800 + 5000 and clock.seats[2].deal_ms == 1000 + 5000
     assert table.send(ClockExpiry(), after_ms=2500).applied == ()  # not out yet: a stale timer
-    hand = _deal(table).hands[1]
-    discarded = table.act(Discard(1, (hand[0], hand[1])))
+    discarded = table.act(discard_first_two(table.game.state, 1))
     assert not discarded.too_late and discarded.game.state.phase is Phase.PLAY
 
 
@@ -149,10 +136,10 @@ def test_the_allpass_cap_counts_the_talon_tricks_written_to_the_three_seat_deale
     table = Table.start(ACES_IN_THE_TALON, seats=3, **TINY)
     for seat in (1, 2, 0):
         table.act(PassBid(seat))
-    while len(_deal(table).tricks) < 2 or table.game.to_act() != 0:
+    while len(deal_of(table.game.state).tricks) < 2 or table.game.to_act() != 0:
         table.act(legal_actions(table.game.state)[0])
-    deal = table.game.state.deal
-    assert deal is not None and deal.talon_taken == 2 and deal.taken[0] == 0
+    deal = deal_of(table.game.state)
+    assert deal.talon_taken == 2 and deal.taken[0] == 0
     ended = table.expire()
     result = ended.deals[-1].result
     assert result.tricks is not None and result.tricks[0] + result.talon_tricks == 6
@@ -183,7 +170,7 @@ def _declared_six_spades_by_first_hand(table: Table) -> None:
     table.act(MakeBid(1, Bid.parse("6s")))
     table.act(PassBid(2))
     table.act(PassBid(0))
-    _discard_two(table, 1)
+    table.act(discard_first_two(table.game.state, 1))
     table.act(NameContract(1, Bid.parse("6s")))
 
 
@@ -197,7 +184,7 @@ def test_a_dark_lead_timeout_lets_the_robot_choose_for_the_lone_whister_and_play
         assert seat is not None
         table.act(CallWhist(seat, WhistCall.WHIST if seat == 2 else WhistCall.PASS))
     assert table.game.state.phase is Phase.PLAY and table.game.to_act() == 1
-    assert _deal(table).mode_chooser == 2
+    assert deal_of(table.game.state).mode_chooser == 2
     ended = table.expire()
     chosen = [(a.action, a.seat) for a in ended.applied if isinstance(a.action, ChoosePlay)]
     assert chosen == [(ChoosePlay(2, PlayMode.CLOSED), None)]  # the whister's choice, made by the server

@@ -35,7 +35,7 @@ async def run_ticks(ctx: ServerContext, cluster: Cluster) -> None:
             log.exception("worker tick failed")
 
 
-async def tick(ctx: ServerContext, cluster: Cluster, number: int = 1) -> None:
+async def tick(ctx: ServerContext, cluster: Cluster, number: int) -> None:
     await cluster.refresh(ctx)
     await cluster.fence(ctx)
     for table_id in await cluster.orphans(ctx):

@@ -17,14 +17,9 @@ from app.server.timebase import MonoMs, WallMs
 
 @dataclass(frozen=True, slots=True)
 class Boot:
-    """This server process: its id (names its heartbeat row) and how to map its monotonic instants to the
-    wall clock, which survives the process."""
+    """This server process: its id names its heartbeat row and the turns it started."""
 
     id: str = field(default_factory=lambda: secrets.token_hex(8))
-
-    @staticmethod
-    def wall_of(mono: MonoMs, now_mono: MonoMs, now_wall: WallMs) -> WallMs:
-        return WallMs(now_wall - (now_mono - mono))
 
 
 def clock_record(
@@ -42,7 +37,9 @@ def clock_record(
     its running seat (``charged_ms``), so that what a restart cost a player can be read back."""
     data = clock.to_json()
     if clock.running is not None and clock.since is not None:
-        data["wall"] = {"boot": boot.id, "since_ms": boot.wall_of(MonoMs(clock.since), now_mono, now_wall)}
+        # The turn's start on the wall clock, which survives the process: as long before ``now_wall``.
+        since = WallMs(now_wall - (now_mono - clock.since))
+        data["wall"] = {"boot": boot.id, "since_ms": since}
         if resumed_ms is not None:
             data["wall"].update(resumed_ms=resumed_ms, charged_ms=charged_ms)
     return data
