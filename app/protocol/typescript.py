@@ -38,7 +38,7 @@ _SCALARS: Final = {
     "null": "null",
 }
 _IDENTIFIER: Final = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
-_REF: Final = re.compile(r"^#/(?:\$defs|definitions)/([A-Za-z_][A-Za-z0-9_]*)$")
+_REF: Final = re.compile(r"^#/\$defs/([A-Za-z_][A-Za-z0-9_]*)$")
 
 
 class SchemaNotSupported(ValueError):

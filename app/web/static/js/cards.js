@@ -75,7 +75,6 @@ export function cardElement(card, options = {}) {
   const hook = options.past ? { "data-past-card": card } : { "data-card": card };
   if (options.onClick || options.inactive) {
     const inactive = options.inactive || !options.onClick;
-    const press = options.onClick;
     return h(
       "button",
       {
@@ -86,7 +85,7 @@ export function cardElement(card, options = {}) {
         "aria-label": label,
         "aria-pressed": options.selected === undefined ? undefined : String(options.selected),
         "aria-disabled": inactive ? "true" : undefined,
-        onclick: inactive || !press ? undefined : () => press(),
+        onclick: inactive ? undefined : options.onClick,
       },
       face(card),
     );
@@ -94,11 +93,11 @@ export function cardElement(card, options = {}) {
   return h("span", { key: card, class: "card", role: "img", ...hook, "aria-label": label }, face(card));
 }
 
-/** A face-down card (an opponent's hidden hand). @param {number} index its place in the row */
-export function cardBack(index) {
+/** A face-down card (an opponent's hidden hand). */
+export function cardBack() {
   return h(
     "span",
-    { key: index, class: "card back", "aria-hidden": "true" },
+    { class: "card back", "aria-hidden": "true" },
     h(
       "svg",
       { xmlns: "http://www.w3.org/2000/svg", viewBox: "0 0 60 84", class: "face" },

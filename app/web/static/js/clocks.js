@@ -78,11 +78,14 @@ export class Clocks {
  */
 function Clock({ clocks, seat, name }) {
   const [, setNow] = useState(0);
+  const left = clocks.left(seat);
+  // Only a running clock or a showing note changes between frames; a frame redraws the others.
+  const moving = left.running || clocks.note(seat) !== "";
   useEffect(() => {
+    if (!moving) return undefined;
     const timer = setInterval(() => setNow(performance.now()), TICK_MS);
     return () => clearInterval(timer);
-  }, []);
-  const left = clocks.left(seat);
+  }, [moving]);
   const inReserve = left.running && left.deal <= 0;
   const cls = `clock${left.running ? " running" : ""}${inReserve ? " in-reserve" : ""}${left.out ? " out" : ""}`;
   return h(

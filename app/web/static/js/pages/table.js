@@ -263,7 +263,6 @@ export function mount(root, params) {
   return () => {
     unsubscribe();
     socket.stop();
-    draw(null, root);
     document.title = title;
     delete (/** @type {any} */ (window).preferans);
   };

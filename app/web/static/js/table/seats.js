@@ -54,7 +54,7 @@ export function seatElement(model, seat) {
       deal?.taken?.[String(seat)] !== undefined ? h("span", {}, t("tricks_n", { n: deal.taken[String(seat)] })) : null,
       clockElement(model.clocks, seat, name),
     ),
-    own ? null : shown ? handElement(model, seat, shown) : size ? h("div", { class: "backs", "aria-hidden": "true" }, ...Array.from({ length: Math.min(size, 12) }, (_, i) => cardBack(i))) : null,
+    own ? null : shown ? handElement(model, seat, shown) : size ? h("div", { class: "backs", "aria-hidden": "true" }, ...Array.from({ length: Math.min(size, 12) }, () => cardBack())) : null,
   );
 }
 
