@@ -25,8 +25,9 @@ SERVER_ACTIONS = frozenset({"shuffle", "timeout", "interrupt"})
 
 
 def refuse_foreign(seat: int, named: object, kind: object) -> None:
-    """A seated player acts only for its own seat, and never as the server (RULES §12: a seat's actions are
-    its own); checked on the frame as sent, before it is parsed, and on the parsed action by the step."""
+    """A seated player acts only for its own seat, and never as the server (the protocol's rule, not a
+    clause of RULES.md); checked on the frame as sent, before it is parsed, and on the parsed action by
+    the step."""
     if named != seat:
         raise TableRefused(ErrorCode.NOT_YOUR_SEAT, f"you sit in seat {seat}, not {named!r}")
     if kind in SERVER_ACTIONS:

@@ -107,34 +107,44 @@ def test_every_package_says_what_it_offers() -> None:
         assert doc and len(doc) > 40, f"{path} has no docstring saying what the package offers"
 
 
+def _upward(module: str, imported: set[str]) -> list[str]:
+    """What ``module`` imports from a layer above its own (or beside it, outside its own package)."""
+    mine = _layer(module)
+    return [
+        f"{module} (layer {LAYERS[mine]}) imports {target} (layer {LAYERS[_layer(target)]}) when it runs"
+        for target in sorted(imported)
+        if _layer(target) >= mine and target.split(".")[2] != module.split(".")[2]
+    ]
+
+
+def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of the graph ``edges``, or None."""
+    state: dict[str, int] = {}
+
+    def walk(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := walk(nxt, [*path, nxt])):
+                return found
+        state[node] = 2
+        return None
+
+    for module in sorted(edges):
+        if module not in state and (found := walk(module, [module])):
+            return found
+    return None
+
+
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m != "app.server"))
 def test_imports_only_go_down(module: str) -> None:
-    top, _ = GRAPH[module]
-    mine = _layer(module)
-    for target in _server_targets(top):
-        theirs = _layer(target)
-        assert theirs < mine or target.split(".")[2] == module.split(".")[2], (
-            f"{module} (layer {LAYERS[mine]}) imports {target} (layer {LAYERS[theirs]}) when it runs"
-        )
+    assert not _upward(module, _server_targets(GRAPH[module][0]))
 
 
 def test_no_import_cycle_between_modules() -> None:
-    edges = {m: _server_targets(GRAPH[m][0]) for m in MODULES}
-    state: dict[str, int] = {}
-
-    def walk(node: str, path: list[str]) -> None:
-        state[node] = 1
-        for nxt in edges[node]:
-            if state.get(nxt) == 1:
-                cycle = [*path[path.index(nxt) :], nxt] if nxt in path else [node, nxt]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if nxt not in state:
-                walk(nxt, [*path, nxt])
-        state[node] = 2
-
-    for module in sorted(edges):
-        if module not in state:
-            walk(module, [module])
+    cycle = _cycle({m: _server_targets(GRAPH[m][0]) for m in MODULES})
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
 def test_no_import_inside_a_function_but_the_named_lazy_ones() -> None:
@@ -147,13 +157,14 @@ def test_no_import_inside_a_function_but_the_named_lazy_ones() -> None:
     assert not found, f"imports inside functions: {sorted(found)}"
 
 
-def test_the_layer_check_can_fail() -> None:
-    """The checker sees an upward import (a table importing the HTTP layer) and a function-level one."""
+def test_the_checks_can_fail() -> None:
+    """Planted: a table module importing the HTTP layer, an import inside a function, and a cycle."""
     tree = ast.parse(
         "from app.server.http.deps import X\ndef f():\n    from app.server.tables import actor\n"
     )
     top, inner = _imports(tree)
-    assert "app.server.http.deps" in top and _layer("app.server.http.deps") > _layer(
-        "app.server.tables.actor"
-    )
+    assert _upward("app.server.tables.actor", {"app.server.http.deps"} & top)
+    assert not _upward("app.server.http.deps", {"app.server.tables.actor"})
     assert "app.server.tables" in inner
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None

@@ -67,8 +67,8 @@ async def _stop_mid_deal(server: ServerProcess, seed: int) -> Table | None:
 async def test_kill_9_mid_deal_then_restart_resumes_same_state_and_clocks(
     server: ServerProcess, how: str
 ) -> None:
-    """kill -9: the clock is charged up to its last checkpoint; a graceful stop (SIGTERM) freezes the
-    clocks first. Either way the downtime is charged to nobody."""
+    """kill -9: the running seat is charged up to the dead process's last heartbeat; a graceful stop
+    (SIGTERM) freezes the clocks first. Either way the downtime is charged to nobody (RULES §8.1)."""
     table, probe, urls, ended = None, None, [], []
     for seed in range(5):  # a random pulya can end before any deal is played out; take another table
         table = await _stop_mid_deal(server, seed)

@@ -69,7 +69,8 @@ def test_numbered_actions_new_retried_or_refused() -> None:
 
 
 def test_a_players_frame_naming_another_seat_or_a_servers_action_is_refused_before_it_is_parsed() -> None:
-    """A frame's foreign seat is named as such even when the rest of it would not parse either."""
+    """A seat acts only for itself, never as the server (docs/protocol.md's ``not_your_seat`` and
+    ``malformed_action``); a frame's foreign seat is named as such even when the rest would not parse."""
     assert player_action({"type": "pass"}, 1).to_json() == {"type": "pass", "seat": 1}
     with _refused("not_your_seat"):
         player_action({"type": "play", "seat": 2, "card": "zz"}, 0)
