@@ -13,14 +13,11 @@
  * @typedef {import("./protocol").ServerMessage} ServerMessage
  * @typedef {import("./protocol").SnapshotMessage} SnapshotMessage
  * @typedef {import("./protocol").UpdateMessage} UpdateMessage
- * @typedef {import("./protocol").GameOutcome} GameOutcome
  * The table as the page knows it: the last snapshot with every later update applied. The engine's JSON
  * the protocol carries as open objects (view, clock, legal actions, sheet) the panels read with their own
  * JSDoc types.
- * @typedef {{
- *   table: number, v: number, actions?: number, status: string, seat: number | null, seats: SeatInfo[],
- *   view: any, clock: any, legal: any[], sheet: any, outcome?: GameOutcome | null, events: EventFrame[],
- *   receivedAt: number
+ * @typedef {Omit<SnapshotMessage, "view" | "clock" | "legal" | "sheet" | "type" | "last_seq"> & {
+ *   view: any, clock: any, legal: any[], sheet: any, events: EventFrame[], receivedAt: number
  * }} TableState
  * @typedef {"connecting" | "online" | "reconnecting" | "closed"} Link
  * @typedef {{

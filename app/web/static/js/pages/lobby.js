@@ -7,7 +7,7 @@ import { t, onLangChange } from "../i18n.js";
 
 /**
  * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
- * @typedef {{id: number, room_id: number, seats: number, status: string, players: {seat: number, user: string | null, connected: boolean, robot?: string | null}[]}} Table
+ * @typedef {{id: number, room_id: number, seats: number, status: string, players: import("../protocol").SeatInfo[]}} Table
  */
 
 /** @param {HTMLElement} root */
