@@ -25,7 +25,8 @@ ops = st.lists(
         st.tuples(st.just("freeze")),
         st.tuples(st.just("thaw")),
         st.tuples(st.just("checkpoint")),
-        st.tuples(st.just("restart"), st.integers(-(10**9), 10**9)),
+        # A restart on another time base, charging the running seat what the crash proves it thought.
+        st.tuples(st.just("restart"), st.integers(-(10**9), 10**9), st.integers(0, 10_000)),
     ),
     max_size=60,
 )
@@ -66,7 +67,7 @@ def step(run: Run, op: Op) -> None:
         elif kind == "restart":
             run.now = int(op[1])
             run.clock = ReserveClock.from_json(json.loads(json.dumps(c.to_json()))).resume_after_crash(
-                run.now, 0
+                run.now, int(op[2])
             )
     except ClockError:
         pass  # a rejected misuse must leave the clock unchanged: run.clock was not reassigned
