@@ -86,3 +86,8 @@ async def play_out(
     if table.spectator is not None:
         games.append(watch_to_end(table.spectator, timeout))
     return list(await asyncio.wait_for(asyncio.gather(*games), timeout))
+
+
+def seats_left_ms(clock: dict[str, Any]) -> list[int]:
+    """Each seat's time left (deal time and reserve) in a frame's ``clock``."""
+    return [int(s["deal_ms"]) + int(s["reserve_ms"]) for s in clock["seats"]]

@@ -13,18 +13,13 @@ import pytest
 
 from app.bots.client import Api, Chooser, TableClient, play_table, random_chooser
 from tests.server.conftest import ServerProcess
-from tests.server.helpers import Table, fresh_snapshot, open_table, play_out
+from tests.server.helpers import Table, fresh_snapshot, open_table, play_out, seats_left_ms
 
 DOWNTIME = 6.0
 
 
 async def _snapshot(api: Api, table_id: int) -> dict[str, Any]:
     return (await fresh_snapshot(api, table_id))[0]
-
-
-def _left_ms(clock: dict[str, Any], seat: int) -> int:
-    times = clock["seats"][seat]
-    return int(times["deal_ms"]) + int(times["reserve_ms"])
 
 
 async def _stop_mid_deal(server: ServerProcess, seed: int) -> Table | None:
@@ -113,9 +108,9 @@ async def test_kill_9_mid_deal_then_restart_resumes_same_state_and_clocks(
         assert now["last_seq"] == was["last_seq"]
         for seat in range(3):
             if seat != running:
-                assert _left_ms(now["clock"], seat) == _left_ms(was["clock"], seat)
-    old_left = _left_ms(old["clock"], running)
-    new_left = _left_ms(new["clock"], running)
+                assert seats_left_ms(now["clock"])[seat] == seats_left_ms(was["clock"])[seat]
+    old_left = seats_left_ms(old["clock"])[running]
+    new_left = seats_left_ms(new["clock"])[running]
     thought_ms = (killed_at - asked_at) * 1000  # at most this long on move before the crash
     since_restart_ms = (got_at - restarted_at) * 1000  # at most this long on move since the restart
     # Charged for its thinking (up to the last checkpoint before the crash), never for the downtime.
