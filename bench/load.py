@@ -1,10 +1,16 @@
-"""Load bench (issue 14 §4): real websockets against the real server, or against a bare relay (``--bare``).
+"""Load bench (issue 14 §4, issue 24 §5): real websockets against the real server, beside a bare relay.
 
-    .venv/bin/python bench/load.py --tables 100 --idle 20 --duration 30   # SQLite, paced
+    .venv/bin/python bench/load.py --tables 100 --idle 20 --duration 30   # SQLite, paced, 3 x (server, relay)
     .venv/bin/python bench/load.py --tables 200 --unpaced --duration 30
     .venv/bin/python bench/load.py --tables 100 --database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres
-    .venv/bin/python bench/load.py --tables 100 --bare             # the same load against a bare relay
+    .venv/bin/python bench/load.py --tables 100 --bare             # the relay alone
     .venv/bin/python bench/load.py --tables 200 --workers 2        # two worker processes (serve --workers)
+
+By default one invocation makes ``--runs`` (3) runs of the server and as many of the bare relay under the
+same load, alternating, each in a process of its own; it prints each run's JSON line and then a summary
+line: the machine (CPU model, cores, load average before and after), each figure's spread over the runs
+(min, max) and each server run's ratio to the relay run beside it (``x_relay``: ack p99, CPU per ack,
+acks/s). A figure compares only with figures of the same invocation: the machine may be shared.
 
 Starts the server (``python -m app serve``) on a fresh database (a temporary SQLite file, or a fresh
 ``preferans_bench_<hex>`` database on the PostgreSQL server of ``--database``, dropped afterwards), with
@@ -17,8 +23,8 @@ plus the lag grace, from the clock the clients were sent).
 
 Prints one JSON line: tables, sockets, acks/s, latency p50/p99/max from a command to its ack and to the
 other seats' update, timeout lateness p50/p99, errors, server CPU (cores, and ms per ack) and memory.
-``--bare`` runs the same load against a minimal websocket relay (ack + one update per action to each seat
-of the table, encoded once, no game, no database), so one run gives the ratio.
+The relay is a minimal websocket server with the same shape of traffic (ack + one update per action to each
+seat of the table, encoded once, no game, no database): what any server must at least spend.
 
 With ``--workers N`` the server runs N worker processes; a socket that lands on a worker which does not run
 its table is closed with 4307 naming the owner, and the bench reconnects there (before the measured
@@ -575,35 +581,8 @@ def wait_up(port: int, proc: subprocess.Popen[bytes], workers: int = 1) -> None:
         raise RuntimeError("the server did not come up")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--tables", type=int, default=50)
-    parser.add_argument("--idle", type=int, default=0, help="tables whose players never act (timeouts)")
-    parser.add_argument("--unpaced", action="store_true")
-    parser.add_argument("--duration", type=float, default=30.0)
-    parser.add_argument("--warmup", type=float, default=3.0)
-    parser.add_argument("--database", help="SQLite (default: a temporary file) or a PostgreSQL server URL")
-    parser.add_argument("--bare", action="store_true", help="the same load against a bare websocket relay")
-    parser.add_argument("--serve-relay", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--server-log", help="where the server's output goes (default: discarded)")
-    parser.add_argument("--workers", type=int, default=1, help="server worker processes (serve --workers)")
-    args = parser.parse_args()
-
-    if args.serve_relay:
-        import uvicorn
-
-        # Deflate off, as the server has it by default (PREFERANS_WS_DEFLATE).
-        uvicorn.run(
-            relay_app(),
-            host="127.0.0.1",
-            port=args.serve_relay,
-            log_level="warning",
-            ws_per_message_deflate=False,
-        )
-        return 0
-
+def measure_once(args: argparse.Namespace) -> dict[str, Any]:
+    """One measurement: start the server (or the relay), drive it, stop it; the result as a dict."""
     port = free_port()
     log = open(args.server_log, "ab") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
     with tempfile.TemporaryDirectory() as tmp:
@@ -639,9 +618,137 @@ def main() -> int:
                 asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
     database = "bare" if args.bare else ("postgresql" if drop else "sqlite")
     mode = "unpaced" if args.unpaced else "paced"
-    head = {"server": database, "mode": mode, "workers": args.workers}
+    head = {"server": database, "mode": mode, "workers": 1 if args.bare else args.workers}
     head |= {"tables": args.tables, "idle": args.idle}
-    print(json.dumps({**head, "boot_s": round(boot_s, 1), **result}))
+    return {**head, "boot_s": round(boot_s, 1), **result}
+
+
+# ------------------------------------------------------------------------------- runs beside the relay
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on: they compare only with figures of the same machine."""
+    model = "unknown"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.partition(":")[2].strip()
+                break
+    return {"cpu": model, "cores": os.cpu_count(), "loadavg": [round(x, 2) for x in os.getloadavg()]}
+
+
+def child_command(args: argparse.Namespace, bare: bool) -> list[str]:
+    """The command of one measurement, in a process of its own: each run's client starts clean (its
+    collector tuning freezes what exists, which would carry one run's objects into the next)."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--once"]
+    command += ["--tables", str(args.tables), "--idle", str(args.idle)]
+    command += ["--duration", str(args.duration), "--warmup", str(args.warmup)]
+    if args.unpaced:
+        command.append("--unpaced")
+    if bare:
+        command.append("--bare")
+    else:
+        command += ["--workers", str(args.workers)]
+        if args.database:
+            command += ["--database", args.database]
+    if args.server_log:
+        command += ["--server-log", args.server_log]
+    return command
+
+
+def run_child(command: list[str]) -> dict[str, Any]:
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, check=True)
+    result: dict[str, Any] = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def figures(run: dict[str, Any]) -> dict[str, float | None]:
+    """The figures compared with the relay's: the lower the better but acks/s."""
+    return {
+        "ack_p99_ms": run["ack_ms"]["p99"],
+        "cpu_ms_per_ack": run["server_cpu_ms_per_ack"],
+        "acks_per_s": run["acks_per_s"],
+    }
+
+
+def spread(values: list[float | None]) -> list[float] | None:
+    """[min, max] over the runs (None when a run had no such figure)."""
+    known = [v for v in values if v is not None]
+    if len(known) != len(values) or not known:
+        return None
+    return [round(min(known), 2), round(max(known), 2)]
+
+
+def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each figure's spread over the runs, and each run's ratio to the relay run beside it."""
+    out: dict[str, Any] = {"runs": len(server)}
+    names = ["ack_p99_ms", "cpu_ms_per_ack", "acks_per_s"]
+    for label, runs in (("server", server), ("relay", relay)):
+        if runs:
+            table = [figures(r) for r in runs]
+            out[label] = {name: spread([f[name] for f in table]) for name in names}
+            out[label]["timeout_late_p99_ms"] = spread([r["timeout_late_ms"]["p99"] for r in runs])
+            out[label]["errors"] = sum(sum(r["errors"].values()) for r in runs)
+    if server and relay:
+        ratios: dict[str, list[float | None]] = {name: [] for name in names}
+        for s, r in zip(server, relay, strict=True):
+            fs, fr = figures(s), figures(r)
+            for name in names:
+                a, b = fs[name], fr[name]
+                ratios[name].append(round(a / b, 2) if a is not None and b else None)
+        out["x_relay"] = {name: spread(values) for name, values in ratios.items()}
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--idle", type=int, default=0, help="tables whose players never act (timeouts)")
+    parser.add_argument("--unpaced", action="store_true")
+    parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--database", help="SQLite (default: a temporary file) or a PostgreSQL server URL")
+    parser.add_argument("--bare", action="store_true", help="the relay alone (no server runs)")
+    parser.add_argument("--no-relay", action="store_true", help="the server alone (no relay runs)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each, alternating (default 3)")
+    parser.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-relay", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--server-log", help="where the server's output goes (default: discarded)")
+    parser.add_argument("--workers", type=int, default=1, help="server worker processes (serve --workers)")
+    args = parser.parse_args()
+
+    if args.serve_relay:
+        import uvicorn
+
+        # Deflate off, as the server has it by default (PREFERANS_WS_DEFLATE).
+        uvicorn.run(
+            relay_app(),
+            host="127.0.0.1",
+            port=args.serve_relay,
+            log_level="warning",
+            ws_per_message_deflate=False,
+        )
+        return 0
+    if args.once:
+        print(json.dumps(measure_once(args)))
+        return 0
+
+    before = machine()
+    server: list[dict[str, Any]] = []
+    relay: list[dict[str, Any]] = []
+    for _ in range(args.runs):
+        # Alternating, so that whatever else the machine does falls on both alike.
+        if not args.bare:
+            server.append(run_child(child_command(args, bare=False)))
+        if not args.no_relay:
+            relay.append(run_child(child_command(args, bare=True)))
+    after = machine()
+    head = {"machine": {"cpu": before["cpu"], "cores": before["cores"]}}
+    head["machine"] |= {"loadavg_before": before["loadavg"], "loadavg_after": after["loadavg"]}
+    print(json.dumps({"summary": True, **head, **summary(server, relay)}))
     return 0
 
 
