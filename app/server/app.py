@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from app.auth.passwords import PasswordPool
 from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
-from app.server.accounts.ratelimit import KeyedLimiter
+from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.worker import run_ticks
@@ -55,6 +55,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(settings.database_url, settings.db_pool_size, settings.db_max_overflow)
         sessions = make_sessionmaker(engine)
         executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="solver")
+
+        def limiter(name: str, per_minute: float, burst: float) -> Limiter:
+            # Several workers count every attempt together (README "Several worker processes").
+            if settings.workers > 1:
+                return SharedLimiter(engine, name, per_minute / 60, burst)
+            return KeyedLimiter(per_minute / 60, burst)
+
         writer = GroupWriter(
             make_writer_engine(settings.database_url),
             window_ms=settings.commit_window_ms,
@@ -68,8 +75,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             token_secret=load_token_secret(settings.token_secret, settings.token_secret_file),
             solver_executor=executor,
             passwords=PasswordPool(settings.hash_workers, settings.hash_backlog),
-            auth_by_address=KeyedLimiter(settings.auth_address_per_minute / 60, settings.auth_address_burst),
-            auth_by_name=KeyedLimiter(settings.auth_name_per_minute / 60, settings.auth_name_burst),
+            auth_by_address=limiter(
+                "auth-address", settings.auth_address_per_minute, settings.auth_address_burst
+            ),
+            auth_by_name=limiter("auth-name", settings.auth_name_per_minute, settings.auth_name_burst),
             tickets=TicketBook(settings.ticket_ttl),
             writer=writer,
         )

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
     from app.auth.passwords import PasswordPool
-    from app.server.accounts.ratelimit import KeyedLimiter
+    from app.server.accounts.ratelimit import Limiter
     from app.server.accounts.sessions import SignedTickets, TicketBook
     from app.server.cluster.ownership import Cluster
     from app.server.connections.connection import Connection
@@ -30,8 +30,9 @@ class ServerContext:
     token_secret: str
     solver_executor: Executor
     passwords: PasswordPool
-    auth_by_address: KeyedLimiter
-    auth_by_name: KeyedLimiter
+    # Per process in memory, or shared by the workers in the database (`accounts.ratelimit`).
+    auth_by_address: Limiter
+    auth_by_name: Limiter
     tickets: TicketBook
     writer: GroupWriter
     # The last heartbeat (wall ms) of every earlier process, read at start: the bound of what a crash
