@@ -18,12 +18,24 @@ from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
 from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.cluster.ownership import Cluster
+from app.server.cluster.peers import Peers
 from app.server.cluster.worker import run_ticks
 from app.server.context import ServerContext
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
-from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
+from app.server.http.routes import (
+    archive,
+    auth,
+    history,
+    internal,
+    invites,
+    lobby,
+    operator,
+    ops,
+    sanctions,
+    users,
+)
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.settings import Settings, get_settings
@@ -97,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             writer.owner = writer.boot.id  # the writer stores only steps of tables this process owns
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
+            ctx.peers = Peers(ctx.token_secret)
             recovery = await recover_owned(ctx)
         else:
             recovery = await recover_all(ctx)
@@ -113,6 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 task.cancel()
             if ctx.cluster is not None:
                 await app.state.forward_http.aclose()
+            if ctx.peers is not None:
+                await ctx.peers.close()
             await shutdown_all(ctx)
             await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
@@ -151,6 +166,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(invites.router)
     app.include_router(users.router)
     app.include_router(ops.router)
+    app.include_router(internal.router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from app.server.accounts.ratelimit import Limiter
     from app.server.accounts.sessions import SignedTickets, TicketBook
     from app.server.cluster.ownership import Cluster
+    from app.server.cluster.peers import Peers
     from app.server.connections.connection import Connection
     from app.server.settings import Settings
     from app.server.storage import GroupWriter
@@ -44,5 +45,7 @@ class ServerContext:
     table_connections: dict[int, set[Connection]] = field(default_factory=dict)
     # Several worker processes (`serve --workers N`): which tables this one owns; None with one process.
     cluster: Cluster | None = None
+    # ... and how it asks the other workers for their tables' live details and their metrics.
+    peers: Peers | None = None
     # Their tickets are signed so that any worker can redeem one (`accounts.sessions.SignedTickets`).
     signed_tickets: SignedTickets | None = None

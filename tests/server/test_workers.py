@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import select
 
 from app.bots.client import Api, ApiError, TableClient, play_table, random_chooser
@@ -353,5 +354,64 @@ def test_login_attempts_counted_at_one_worker_are_refused_at_the_other(workers: 
         finally:
             await first.close()
             await second.close()
+
+    asyncio.run(scenario())
+
+
+def test_lists_and_metrics_at_either_worker_describe_every_workers_tables(workers: Workers) -> None:
+    """Asked at one worker's own port, the lobby's table list and the operator's live list show the
+    connections, deal and clocks of the tables the other worker runs (not only the stored seats), and
+    ``/metrics`` counts both workers' tables and actions, each series labelled with its worker."""
+
+    async def scenario() -> None:
+        server = workers.server
+        boots = {workers.health(slot)["boot"]: slot for slot in range(2)}
+        tables = [await open_table(server, 3, OVERRIDES) for _ in range(TABLES)]
+        try:
+            owners = await _owners(server.database_url)
+            by_slot = {boots[owners[t.id] or ""]: t for t in tables}
+            assert set(by_slot) == {0, 1}, owners
+            await _play_some(list(by_slot.values()), 1)  # every client has its table's version
+            await _play_some(list(by_slot.values()), 3)  # and the players act at both workers
+            for slot, table in by_slot.items():
+                other = workers.ports[1 - slot]  # asked where the table does not run
+                operator = Api(f"http://127.0.0.1:{other}", table.operator.token)
+                try:
+                    room_id = (await operator.call("GET", f"/api/tables/{table.id}"))["room_id"]
+                    listed = await operator.call("GET", f"/api/rooms/{room_id}/tables")
+                    live = await operator.call("GET", f"/api/operator/rooms/{room_id}/live")
+                finally:
+                    await operator.close()
+                (row,) = [r for r in listed if r["id"] == table.id]
+                assert row["status"] == "playing"
+                assert [p["connected"] for p in row["players"]] == [True, True, True]
+                (row,) = [r for r in live if r["id"] == table.id]
+                assert [p["connected"] for p in row["players"]] == [True, True, True]
+                assert row["deal"] >= 1 and row["pools"]["target"] == 3 * OVERRIDES["pool_size"]
+                assert len(row["clock"]["seats"]) == 3
+            async with httpx.AsyncClient(timeout=30) as http:
+                text = (await http.get(f"http://127.0.0.1:{workers.ports[1]}/metrics")).text
+                refused = await http.get(f"http://127.0.0.1:{workers.ports[0]}/internal/tables?ids=1")
+            assert refused.status_code == 403  # the workers' own route, not a client's
+            samples = {
+                (s.name, tuple(sorted(s.labels.items()))): s.value
+                for family in text_string_to_metric_families(text)
+                for s in family.samples
+            }
+            for worker in ("0", "1"):
+                assert samples[("preferans_worker_up", (("worker", worker),))] == 1.0
+                assert samples[("preferans_live_tables", (("status", "playing"), ("worker", worker)))] >= 1
+                accepted = (
+                    "preferans_actions_total",
+                    (("code", ""), ("outcome", "accepted"), ("worker", worker)),
+                )
+                assert samples.get(accepted, 0) >= 1, [l for l in text.splitlines() if "actions" in l]
+            # A fact of the database is given once, not once per worker.
+            assert [k for k in samples if k[0] == "preferans_interrupted_awaiting_award"] == [
+                ("preferans_interrupted_awaiting_award", ())
+            ]
+        finally:
+            for t in tables:
+                await t.close()
 
     asyncio.run(scenario())
