@@ -29,6 +29,7 @@ from app.db.engine import make_engine
 from app.db.models import GameTable
 from tests.server.conftest import Workers, database_for, new_player, run_workers
 from tests.server.helpers import Table, fresh_snapshot, open_table, play_out
+from tests.server.test_hidden_information import card_texts_in
 
 TABLES = 4
 OVERRIDES = {"pool_size": 2, "deal_time": 60, "reserve_time": 60}
@@ -382,6 +383,8 @@ def test_lists_and_metrics_at_either_worker_describe_every_workers_tables(worker
                     live = await operator.call("GET", f"/api/operator/rooms/{room_id}/live")
                 finally:
                     await operator.close()
+                # Lists, not hands: no card of the game in progress (RULES.md §12).
+                assert card_texts_in(listed) == set() and card_texts_in(live) == set()
                 (row,) = [r for r in listed if r["id"] == table.id]
                 assert row["status"] == "playing"
                 assert [p["connected"] for p in row["players"]] == [True, True, True]
@@ -405,7 +408,7 @@ def test_lists_and_metrics_at_either_worker_describe_every_workers_tables(worker
                     "preferans_actions_total",
                     (("code", ""), ("outcome", "accepted"), ("worker", worker)),
                 )
-                assert samples.get(accepted, 0) >= 1, [l for l in text.splitlines() if "actions" in l]
+                assert samples.get(accepted, 0) >= 1, text
             # A fact of the database is given once, not once per worker.
             assert [k for k in samples if k[0] == "preferans_interrupted_awaiting_award"] == [
                 ("preferans_interrupted_awaiting_award", ())
