@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
@@ -77,6 +78,11 @@ class HangWatch:
                 out.append(Silent(slot, boot, now - beat / 1000))
         return out
 
+    def hung(self, started: dict[int, float], answers: Callable[[int], bool]) -> list[Silent]:
+        """The silent slots (`silent`) whose worker does not answer either (``answers(slot)``: its own
+        port's probe): those to replace."""
+        return [silent for silent in self.silent(started) if not answers(silent.slot)]
+
     async def _read(self) -> tuple[list[tuple[int, str, float]], dict[str, int]]:
         async with self._engine.connect() as conn:
             rows = (await conn.execute(select(WorkerSlot.slot, WorkerSlot.boot, WorkerSlot.started_at))).all()
@@ -85,6 +91,8 @@ class HangWatch:
 
     def close(self) -> None:
         self._loop.run_until_complete(self._engine.dispose())
+        # A driver's thread may still hand its last answer (a failed connect's) to the loop: let it land.
+        self._loop.run_until_complete(asyncio.sleep(0.1))
         self._loop.close()
 
 

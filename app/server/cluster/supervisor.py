@@ -103,21 +103,23 @@ def supervise(args: argparse.Namespace, settings: Settings) -> int:
         started[slot] = time.monotonic()
     delays = dict.fromkeys(procs, RESTART_DELAY)
     watch = HangWatch(settings.database_url, settings.worker_lease)
+
+    def probe(slot: int) -> bool:
+        return answers(settings.worker_host, settings.worker_ports(args.port)[slot])
+
     next_check = time.monotonic() + CHECK_INTERVAL
     while not stopping:
         time.sleep(0.2)
-        if time.monotonic() >= next_check:
-            for silent in watch.silent(started_wall):
-                proc = procs[silent.slot]
-                port = settings.worker_ports(args.port)[silent.slot]
-                if proc.poll() is None and not stopping and not answers(settings.worker_host, port):
-                    log.error(
-                        "worker %d (pid %d) is hung: no heartbeat for %.1f s and its port %d does not "
-                        "answer; killing it",
-                        silent.slot, proc.pid, silent.age, port,
-                    )  # fmt: skip
-                    proc.kill()  # taken by a stopped process too; the loop below starts it again
-                    proc.wait()
+        if time.monotonic() >= next_check and not stopping:
+            for hung in watch.hung({s: t for s, t in started_wall.items() if procs[s].poll() is None}, probe):
+                proc = procs[hung.slot]
+                log.error(
+                    "worker %d (pid %d) is hung: no heartbeat for %.1f s and its own port does not answer; "
+                    "killing it",
+                    hung.slot, proc.pid, hung.age,
+                )  # fmt: skip
+                proc.kill()  # taken by a stopped process too; the loop below starts it again
+                proc.wait()
             next_check = time.monotonic() + CHECK_INTERVAL
         for slot, proc in list(procs.items()):
             code = proc.poll()
