@@ -108,6 +108,7 @@ async def live_tables(
     )
     # Several workers: every table's details from the worker that runs it (those of a worker that does
     # not answer: what the database holds, without deal and clocks).
+    await session.commit()  # holding no database connection while the workers answer
     details = await live_details(ctx, [t.id for t in tables])
     out = []
     for table in tables:
