@@ -243,3 +243,15 @@ class UsedTicket(Base):
     __tablename__ = "used_tickets"
     nonce: Mapped[str] = mapped_column(String(64), primary_key=True)
     expires_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class RateBucket(Base):
+    """A token bucket of a rate limit shared by the workers (``serve --workers N``): the login and register
+    limits per address and per name count the attempts made at any worker."""
+
+    __tablename__ = "rate_buckets"
+    # SHA-256 of the limit's name and its key: the database keeps no client address or tried name.
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tokens: Mapped[float] = mapped_column(Float)
+    stamp: Mapped[float] = mapped_column(Float, index=True)  # wall seconds of the last attempt
+    allowed: Mapped[bool] = mapped_column(Boolean)  # whether the last attempt was let through

@@ -15,15 +15,27 @@ from fastapi import FastAPI
 from app.auth.passwords import PasswordPool
 from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
-from app.server.accounts.ratelimit import KeyedLimiter
+from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.cluster.ownership import Cluster
+from app.server.cluster.peers import Peers
 from app.server.cluster.worker import run_ticks
 from app.server.context import ServerContext
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
-from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
+from app.server.http.routes import (
+    archive,
+    auth,
+    history,
+    internal,
+    invites,
+    lobby,
+    operator,
+    ops,
+    sanctions,
+    users,
+)
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.settings import Settings, get_settings
@@ -55,6 +67,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine = make_engine(settings.database_url, settings.db_pool_size, settings.db_max_overflow)
         sessions = make_sessionmaker(engine)
         executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="solver")
+
+        def limiter(name: str, per_minute: float, burst: float) -> Limiter:
+            # Several workers count every attempt together (README "Several worker processes").
+            if settings.workers > 1:
+                return SharedLimiter(engine, name, per_minute / 60, burst)
+            return KeyedLimiter(per_minute / 60, burst)
+
         writer = GroupWriter(
             make_writer_engine(settings.database_url),
             window_ms=settings.commit_window_ms,
@@ -68,8 +87,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             token_secret=load_token_secret(settings.token_secret, settings.token_secret_file),
             solver_executor=executor,
             passwords=PasswordPool(settings.hash_workers, settings.hash_backlog),
-            auth_by_address=KeyedLimiter(settings.auth_address_per_minute / 60, settings.auth_address_burst),
-            auth_by_name=KeyedLimiter(settings.auth_name_per_minute / 60, settings.auth_name_burst),
+            auth_by_address=limiter(
+                "auth-address", settings.auth_address_per_minute, settings.auth_address_burst
+            ),
+            auth_by_name=limiter("auth-name", settings.auth_name_per_minute, settings.auth_name_burst),
             tickets=TicketBook(settings.ticket_ttl),
             writer=writer,
         )
@@ -88,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             writer.owner = writer.boot.id  # the writer stores only steps of tables this process owns
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
+            ctx.peers = Peers(ctx.token_secret)
             recovery = await recover_owned(ctx)
         else:
             recovery = await recover_all(ctx)
@@ -104,6 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 task.cancel()
             if ctx.cluster is not None:
                 await app.state.forward_http.aclose()
+            if ctx.peers is not None:
+                await ctx.peers.close()
             await shutdown_all(ctx)
             await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
@@ -142,6 +166,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(invites.router)
     app.include_router(users.router)
     app.include_router(ops.router)
+    app.include_router(internal.router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

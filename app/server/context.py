@@ -12,9 +12,10 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
     from app.auth.passwords import PasswordPool
-    from app.server.accounts.ratelimit import KeyedLimiter
+    from app.server.accounts.ratelimit import Limiter
     from app.server.accounts.sessions import SignedTickets, TicketBook
     from app.server.cluster.ownership import Cluster
+    from app.server.cluster.peers import Peers
     from app.server.connections.connection import Connection
     from app.server.settings import Settings
     from app.server.storage import GroupWriter
@@ -30,8 +31,9 @@ class ServerContext:
     token_secret: str
     solver_executor: Executor
     passwords: PasswordPool
-    auth_by_address: KeyedLimiter
-    auth_by_name: KeyedLimiter
+    # Per process in memory, or shared by the workers in the database (`accounts.ratelimit`).
+    auth_by_address: Limiter
+    auth_by_name: Limiter
     tickets: TicketBook
     writer: GroupWriter
     # The last heartbeat (wall ms) of every earlier process, read at start: the bound of what a crash
@@ -43,5 +45,7 @@ class ServerContext:
     table_connections: dict[int, set[Connection]] = field(default_factory=dict)
     # Several worker processes (`serve --workers N`): which tables this one owns; None with one process.
     cluster: Cluster | None = None
+    # ... and how it asks the other workers for their tables' live details and their metrics.
+    peers: Peers | None = None
     # Their tickets are signed so that any worker can redeem one (`accounts.sessions.SignedTickets`).
     signed_tickets: SignedTickets | None = None

@@ -4,16 +4,26 @@ Counters and histograms are fed by small hooks where things happen (a frame ackn
 table's commit, a clock timeout, the solver robot's search); gauges that are facts about the present
 (live tables, open sockets, interrupted deals awaiting an award) are read when the metrics are scraped,
 so they can never drift from the truth.
+
+With several workers each process has its own counters; ``/metrics`` at any worker gathers every live
+worker's (`cluster.peers`) and gives each series a ``worker`` label (its slot), so a scrape of the public
+port sees the whole server (``sum without (worker) (…)``) and a restarted worker's counters start again
+as their own series, as Prometheus expects of a process that restarts. Facts the database holds for all
+workers (interrupted deals awaiting an award) are given once, unlabelled; ``preferans_worker_up`` says
+which workers answered.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.registry import Collector
 from pydantic import BaseModel
 from sqlalchemy import func, select
 
@@ -117,3 +127,40 @@ async def render(ctx: ServerContext) -> bytes:
         )
     AWAITING_AWARD.set(awaiting or 0)
     return generate_latest(REGISTRY)
+
+
+# Read from the database, the same at every worker: given once, not once per worker.
+CLUSTER_WIDE = frozenset({"preferans_interrupted_awaiting_award"})
+
+
+class _Families(Collector):
+    def __init__(self, families: Iterable[Metric]) -> None:
+        self.families = list(families)
+
+    def collect(self) -> Iterable[Metric]:
+        return self.families
+
+
+def merge(slot: str, own: bytes, others: dict[str, bytes | None]) -> bytes:
+    """One exposition of every worker's: this one's (``own``, of worker ``slot``) and the others' by slot
+    (None: it did not answer), each series labelled with its worker."""
+    families: dict[str, Metric] = {}
+    up = Metric("preferans_worker_up", "Whether the worker answered this scrape (1) or not (0)", "gauge")
+    texts = {slot: own, **others}
+    for worker in sorted(texts, key=int):
+        text = texts[worker]
+        up.add_sample("preferans_worker_up", {"worker": worker}, 0.0 if text is None else 1.0)
+        if text is None:
+            continue
+        for family in text_string_to_metric_families(text.decode()):
+            if family.name in CLUSTER_WIDE and worker != slot:
+                continue
+            merged = families.get(family.name)
+            if merged is None:
+                merged = families[family.name] = Metric(family.name, family.documentation, family.type)
+            for sample in family.samples:
+                labels = sample.labels if family.name in CLUSTER_WIDE else {**sample.labels, "worker": worker}
+                merged.samples.append(sample._replace(labels=labels))
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Families([*families.values(), up]))
+    return generate_latest(registry)

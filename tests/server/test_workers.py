@@ -9,6 +9,7 @@ supervisor starts it again in its slot, it takes its predecessor's tables and th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import signal
@@ -20,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import select
 
 from app.bots.client import Api, ApiError, TableClient, play_table, random_chooser
@@ -27,9 +29,11 @@ from app.db.engine import make_engine
 from app.db.models import GameTable
 from tests.server.conftest import Workers, database_for, new_player, run_workers
 from tests.server.helpers import Table, fresh_snapshot, open_table, play_out
+from tests.server.test_hidden_information import card_texts_in
 
 TABLES = 4
 OVERRIDES = {"pool_size": 2, "deal_time": 60, "reserve_time": 60}
+LEASE = 5.0
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -40,7 +44,15 @@ def workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workers]
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def short_lease_workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workers]:
     """Workers presumed dead 5 s after their last heartbeat (the hung-worker test waits for that)."""
-    yield from run_workers(database_for(request, tmp_path), tmp_path, lease=5)
+    yield from run_workers(database_for(request, tmp_path), tmp_path, lease=LEASE)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def limited_workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workers]:
+    """Workers whose login limit per name refills no attempt within a test (5 at once, then 1 an hour),
+    so what the test counts does not depend on how long the password hashes take."""
+    env = {"PREFERANS_AUTH_NAME_PER_MINUTE": str(1 / 60)}
+    yield from run_workers(database_for(request, tmp_path), tmp_path, extra_env=env)
 
 
 async def _owners(database_url: str) -> dict[int, str | None]:
@@ -206,60 +218,75 @@ def test_a_player_sits_through_either_worker(workers: Workers) -> None:
     asyncio.run(scenario())
 
 
-def test_a_hung_worker_loses_its_tables_and_lets_go_when_it_wakes(short_lease_workers: Workers) -> None:
-    """SIGSTOP a worker (alive, not answering, its heartbeat stale): after the lease the other worker
-    takes its table over and the game goes on there; when the hung one wakes it unloads the table (its
-    row names another owner) and closes that table's sockets with 4307. The table is never run by two."""
+def test_a_hung_worker_is_replaced_and_its_players_go_on(short_lease_workers: Workers) -> None:
+    """SIGSTOP a worker (alive, not answering, its heartbeat stale): within the lease its table is taken
+    over (by the other worker, or by its successor in its slot); the supervisor sees its heartbeat older
+    than the lease and its own port silent, kills it and starts a new process in its slot, so the public
+    port, part of which the hung process held, answers every new connection again; the socket it kept is
+    gone, and the players reconnect through the public port and play the game to its end."""
     workers = short_lease_workers
 
     async def scenario() -> None:
         server = workers.server
         boots = {workers.health(slot)["boot"]: slot for slot in range(2)}
         tables = [await open_table(server, 3, OVERRIDES) for _ in range(2)]
+        apis: list[Api] = []
         try:
             owners = await _owners(server.database_url)
             table = next(t for t in tables if boots[owners[t.id] or ""] == 0)
             hung = workers.health(0)
-            live_port = workers.ports[1]
             await _play_some([table], 4)
             # A socket the hung worker keeps: without the client's keepalive, which would itself give up
-            # on a worker that cannot answer its pings for the whole hang (20 to 40 s on a loaded machine).
+            # on a worker that cannot answer its pings for the whole hang.
             await table.clients[0].close()
             url = await table.players[0].ws_url(table.id)
             stale = await websockets.connect(url, ping_interval=None, open_timeout=30)
             assert stale.remote_address[1] == workers.ports[0]
-            os.kill(int(hung["pid"]), signal.SIGSTOP)
+            pid = int(hung["pid"])
+            os.kill(pid, signal.SIGSTOP)
+            stopped = time.monotonic()
             try:
-                deadline = time.monotonic() + 60
+                deadline = stopped + 60
                 while (await _owners(server.database_url))[table.id] == hung["boot"]:
                     assert time.monotonic() < deadline, "the table was not taken over"
                     await asyncio.sleep(0.25)
-                assert (await _owners(server.database_url))[table.id] == workers.health(1)["boot"]
-                # The players carry on through the live worker (the public port may hand a new
-                # connection to the hung one, whose queue waits: its own port does not).
-                apis = [Api(f"http://127.0.0.1:{live_port}", p.token) for p in table.players[:3]]
-                for client in table.clients:
-                    await client.close()
-                table.clients = [api.table(table.id) for api in apis]
-                for client in table.clients:
-                    await client.connect()
-                    assert client.ws.remote_address[1] == live_port
-                before = await _play_versions(table, 4)
+                moved_after = time.monotonic() - stopped
+                successor = await asyncio.to_thread(workers.wait_up, 0, hung["boot"], 60)
             finally:
-                os.kill(int(hung["pid"]), signal.SIGCONT)
-            # Woken, the old owner lets go: the socket it still had is closed with 4307.
-            with pytest.raises(websockets.ConnectionClosed) as closed:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+            # The lease (5 s) and the tick that notices it; not the 60 s the wait above allows.
+            assert moved_after < LEASE + 10, f"taken over {moved_after:.1f} s after the hang"
+            with pytest.raises(ProcessLookupError):  # killed and reaped by the supervisor
+                os.kill(pid, 0)
+            assert successor["pid"] != hung["pid"]
+            live = {successor["boot"], workers.health(1)["boot"]}
+            assert (await _owners(server.database_url))[table.id] in live
+            # The socket the hung worker held is closed (no 4307: its process is gone).
+            with pytest.raises(websockets.ConnectionClosed):
                 async with asyncio.timeout(20):
                     while True:
                         await stale.recv()
-            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4307
-            assert (await _owners(server.database_url))[table.id] == workers.health(1)["boot"]
+            # Every new connection to the public port is answered (none waits in a hung queue).
+            answered = set()
+            async with asyncio.timeout(60):
+                for _ in range(20):
+                    async with httpx.AsyncClient(timeout=10) as fresh:
+                        answered.add((await fresh.get(f"{server.url}/api/health")).json()["boot"])
+            assert answered <= live
+            # The players go on through the public port: each socket is sent to the table's owner.
+            apis = [Api(server.url, p.token) for p in table.players[:3]]
+            for client in table.clients:
+                await client.close()
+            table.clients = [api.table(table.id) for api in apis]
+            for client in table.clients:
+                await client.connect()
+            before = await _play_versions(table, 4)
             finals = await play_out(table, seed=9, timeout=120)
             assert {f["status"] for f in finals} == {"finished"} and finals[0]["v"] > before
-            assert workers.health(0)["boot"] == hung["boot"]  # alive all along, never restarted
+        finally:
             for api in apis:
                 await api.close()
-        finally:
             for t in tables:
                 await t.close()
 
@@ -304,5 +331,99 @@ def test_a_room_closed_to_spectators_at_one_worker_closes_them_at_the_other(work
             await watcher.close()
             await viewer.close()
             await operator.close()
+
+    asyncio.run(scenario())
+
+
+def test_login_attempts_counted_at_one_worker_are_refused_at_the_other(limited_workers: Workers) -> None:
+    """The login limit per name (5 attempts at once) is one budget for every worker: the
+    attempts spent at worker 0's own port leave none at worker 1's, which answers 429 with Retry-After;
+    another name still gets its own budget there."""
+    workers = limited_workers
+
+    async def scenario() -> None:
+        name = f"target{os.getpid()}"
+        first = Api(f"http://127.0.0.1:{workers.ports[0]}")
+        second = Api(f"http://127.0.0.1:{workers.ports[1]}")
+        try:
+            await first.register(name, "player-password")
+            for _ in range(5):
+                with pytest.raises(ApiError) as wrong:
+                    await first.login(name, "not-the-password")
+                assert wrong.value.status == 401
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{workers.ports[1]}") as raw:
+                refused = await raw.post(
+                    "/api/auth/login", json={"name": name.upper(), "password": "player-password"}
+                )
+            assert refused.status_code == 429, refused.text
+            assert int(refused.headers["retry-after"]) >= 1
+            assert workers.health(1)["worker"] == 1  # the refusal came from the other worker
+            other = f"other{os.getpid()}"
+            await second.register(other, "player-password")
+            assert (await second.login(other, "player-password"))["name"] == other
+        finally:
+            await first.close()
+            await second.close()
+
+    asyncio.run(scenario())
+
+
+def test_lists_and_metrics_at_either_worker_describe_every_workers_tables(workers: Workers) -> None:
+    """Asked at one worker's own port, the lobby's table list and the operator's live list show the
+    connections, deal and clocks of the tables the other worker runs (not only the stored seats), and
+    ``/metrics`` counts both workers' tables and actions, each series labelled with its worker."""
+
+    async def scenario() -> None:
+        server = workers.server
+        boots = {workers.health(slot)["boot"]: slot for slot in range(2)}
+        tables = [await open_table(server, 3, OVERRIDES) for _ in range(TABLES)]
+        try:
+            owners = await _owners(server.database_url)
+            by_slot = {boots[owners[t.id] or ""]: t for t in tables}
+            assert set(by_slot) == {0, 1}, owners
+            await _play_some(list(by_slot.values()), 1)  # every client has its table's version
+            await _play_some(list(by_slot.values()), 3)  # and the players act at both workers
+            for slot, table in by_slot.items():
+                other = workers.ports[1 - slot]  # asked where the table does not run
+                operator = Api(f"http://127.0.0.1:{other}", table.operator.token)
+                try:
+                    room_id = (await operator.call("GET", f"/api/tables/{table.id}"))["room_id"]
+                    listed = await operator.call("GET", f"/api/rooms/{room_id}/tables")
+                    live = await operator.call("GET", f"/api/operator/rooms/{room_id}/live")
+                finally:
+                    await operator.close()
+                # Lists, not hands: no card of the game in progress (RULES.md §12).
+                assert card_texts_in(listed) == set() and card_texts_in(live) == set()
+                (row,) = [r for r in listed if r["id"] == table.id]
+                assert row["status"] == "playing"
+                assert [p["connected"] for p in row["players"]] == [True, True, True]
+                (row,) = [r for r in live if r["id"] == table.id]
+                assert [p["connected"] for p in row["players"]] == [True, True, True]
+                assert row["deal"] >= 1 and row["pools"]["target"] == 3 * OVERRIDES["pool_size"]
+                assert len(row["clock"]["seats"]) == 3
+            async with httpx.AsyncClient(timeout=30) as http:
+                text = (await http.get(f"http://127.0.0.1:{workers.ports[1]}/metrics")).text
+                refused = await http.get(f"http://127.0.0.1:{workers.ports[0]}/internal/tables?ids=1")
+            assert refused.status_code == 403  # the workers' own route, not a client's
+            samples = {
+                (s.name, tuple(sorted(s.labels.items()))): s.value
+                for family in text_string_to_metric_families(text)
+                for s in family.samples
+            }
+            for worker in ("0", "1"):
+                assert samples[("preferans_worker_up", (("worker", worker),))] == 1.0
+                assert samples[("preferans_live_tables", (("status", "playing"), ("worker", worker)))] >= 1
+                accepted = (
+                    "preferans_actions_total",
+                    (("code", ""), ("outcome", "accepted"), ("worker", worker)),
+                )
+                assert samples.get(accepted, 0) >= 1, text
+            # A fact of the database is given once, not once per worker.
+            assert [k for k in samples if k[0] == "preferans_interrupted_awaiting_award"] == [
+                ("preferans_interrupted_awaiting_award", ())
+            ]
+        finally:
+            for t in tables:
+                await t.close()
 
     asyncio.run(scenario())

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from app.server.accounts.audit import audit, audit_row
 from app.server.accounts.privacy import require_sit, require_watch, room_access
-from app.server.accounts.ratelimit import KeyedLimiter
+from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, close_user
 
 __all__ = [
     "KeyedLimiter",
+    "Limiter",
+    "SharedLimiter",
     "SignedTickets",
     "TicketBook",
     "audit",

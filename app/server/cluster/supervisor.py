@@ -6,7 +6,9 @@ The supervisor applies the migrations, makes the token secret (once), then start
 on the public port (SO_REUSEPORT: the kernel spreads new connections over the workers) and on its own
 port, where the other workers forward table requests and clients are redirected (`cluster.ownership`).
 A worker that exits is started again in the same slot once it is gone (so it may take its predecessor's
-tables at once); SIGTERM or SIGINT stops every worker (each freezes its clocks) and then the supervisor.
+tables at once); a worker that hangs (its heartbeat older than the lease and its own port silent,
+`cluster.hang_watch`) is killed and started again the same way. SIGTERM or SIGINT stops every worker
+(each freezes its clocks) and then the supervisor.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import sys
 import time
 from types import FrameType
 
+from app.server.cluster.hang_watch import CHECK_INTERVAL, HangWatch, answers
 from app.server.settings import Settings
 
 log = logging.getLogger("app.supervisor")
@@ -91,11 +94,33 @@ def supervise(args: argparse.Namespace, settings: Settings) -> int:
         log.info("worker %d started (pid %d, port %s)", slot, proc.pid, env["PREFERANS_WORKER_PORT"])
         return proc
 
-    procs = {slot: start(slot) for slot in range(settings.workers)}
-    started = {slot: time.monotonic() for slot in procs}
+    procs: dict[int, subprocess.Popen[bytes]] = {}
+    started: dict[int, float] = {}
+    started_wall: dict[int, float] = {}
+    for slot in range(settings.workers):
+        started_wall[slot] = time.time()
+        procs[slot] = start(slot)
+        started[slot] = time.monotonic()
     delays = dict.fromkeys(procs, RESTART_DELAY)
+    watch = HangWatch(settings.database_url, settings.worker_lease)
+
+    def probe(slot: int) -> bool:
+        return answers(settings.worker_host, settings.worker_ports(args.port)[slot])
+
+    next_check = time.monotonic() + CHECK_INTERVAL
     while not stopping:
         time.sleep(0.2)
+        if time.monotonic() >= next_check and not stopping:
+            for hung in watch.hung({s: t for s, t in started_wall.items() if procs[s].poll() is None}, probe):
+                proc = procs[hung.slot]
+                log.error(
+                    "worker %d (pid %d) is hung: no heartbeat for %.1f s and its own port does not answer; "
+                    "killing it",
+                    hung.slot, proc.pid, hung.age,
+                )  # fmt: skip
+                proc.kill()  # taken by a stopped process too; the loop below starts it again
+                proc.wait()
+            next_check = time.monotonic() + CHECK_INTERVAL
         for slot, proc in list(procs.items()):
             code = proc.poll()
             if code is not None and not stopping:
@@ -105,8 +130,10 @@ def supervise(args: argparse.Namespace, settings: Settings) -> int:
                 delays[slot] = min(MAX_RESTART_DELAY, delays[slot] * 2) if quick else RESTART_DELAY
                 log.warning("worker %d (pid %d) exited with %s; starting it again", slot, proc.pid, code)
                 time.sleep(delays[slot])
+                started_wall[slot] = time.time()
                 procs[slot] = start(slot)
                 started[slot] = time.monotonic()
+    watch.close()
     for proc in procs.values():
         if proc.poll() is None:
             proc.terminate()

@@ -59,12 +59,11 @@ def _busy() -> ApiError:
     return ApiError(ErrorCode.BUSY, "the server is busy; try again shortly", headers={"Retry-After": "1"})
 
 
-def _limit(ctx: ServerContext, request: Request, name: str | None) -> None:
-    now = time.monotonic()
+async def _limit(ctx: ServerContext, request: Request, name: str | None) -> None:
     address = request.client.host if request.client else "?"
-    wait = ctx.auth_by_address.take(address, now)
+    wait = await ctx.auth_by_address.take(address)
     if wait == 0 and name is not None:
-        wait = ctx.auth_by_name.take(name.casefold(), now)
+        wait = await ctx.auth_by_name.take(name.casefold())
     if wait > 0:
         raise _too_many(wait)
 
@@ -72,7 +71,7 @@ def _limit(ctx: ServerContext, request: Request, name: str | None) -> None:
 @router.post("/register", status_code=201)
 async def register(body: Credentials, request: Request, session: SessionDep, ctx: ContextDep) -> UserOut:
     """Anyone may register; new accounts are players (operators and admins come from the CLI)."""
-    _limit(ctx, request, None)
+    await _limit(ctx, request, None)
     try:
         check_credentials(body.name, body.password)
         if await user_by_name(session, body.name) is not None:
@@ -94,7 +93,7 @@ async def register(body: Credentials, request: Request, session: SessionDep, ctx
 
 @router.post("/login")
 async def login(body: Credentials, request: Request, session: SessionDep, ctx: ContextDep) -> TokenOut:
-    _limit(ctx, request, body.name)
+    await _limit(ctx, request, body.name)
     user = await user_by_name(session, body.name)
     try:
         # An unknown name is verified against a decoy hash: it costs what a wrong password costs.

@@ -17,6 +17,7 @@ from app.engine.conventions import ConventionError, Conventions, conventions_fro
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.privacy import require_sit, require_watch, room_access, table_room, visible_rooms
+from app.server.cluster.peers import live_details
 from app.server.errors import ApiError
 from app.server.http.deps import (
     MAX_ID,
@@ -31,6 +32,7 @@ from app.server.http.deps import (
 from app.server.http.handlers import refusal
 from app.server.tables.actor import TableActor
 from app.server.tables.commands import Leave, SeatError, Sit, Stop
+from app.server.tables.live import TableLive, live_of
 from app.server.tables.registry import get_actor, place_table
 from app.server.tables.robot_levels import robot_level
 from app.server.tables.robot_seats import attach_robots, robot_user
@@ -120,11 +122,15 @@ async def _room_out(session: SessionDep, room: Room, viewer: User) -> RoomOut:
     )
 
 
-async def _table_out(ctx: ContextDep, session: SessionDep, table: GameTable) -> TableOut:
-    actor = ctx.tables.get(table.id)
-    if actor is not None:
-        players = [SeatOut(**info.model_dump()) for info in actor.seat_infos()]
-        status = actor.status
+async def _table_out(
+    ctx: ContextDep, session: SessionDep, table: GameTable, live: TableLive | None = None
+) -> TableOut:
+    """The table as its owner sees it now (``live``, this worker's own when not given), else as stored."""
+    if live is None and (actor := ctx.tables.get(table.id)) is not None:
+        live = live_of(actor)
+    if live is not None:
+        players = [SeatOut(**info.model_dump()) for info in live.players]
+        status = live.status
     else:
         rows = (
             await session.execute(
@@ -206,9 +212,14 @@ async def list_tables(room_id: Id, user: CurrentUser, ctx: ContextDep, session: 
     if room is not None:
         await require_watch(session, room, user)
     tables = (
-        await session.execute(select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id))
-    ).scalars()
-    return [await _table_out(ctx, session, t) for t in tables]
+        (await session.execute(select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id)))
+        .scalars()
+        .all()
+    )
+    # Several workers: each live table's connections and status from the worker that runs it.
+    await session.commit()  # holding no database connection while the workers answer
+    live = await live_details(ctx, [t.id for t in tables if t.status in LIVE])
+    return [await _table_out(ctx, session, t, live.get(t.id)) for t in tables]
 
 
 @router.post("/rooms/{room_id}/tables", status_code=201)

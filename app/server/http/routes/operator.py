@@ -14,6 +14,7 @@ from app.db.models import GameTable, Room, User
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.privacy import close_unwelcome_watchers
+from app.server.cluster.peers import live_details
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, Id, OperatorUser, SessionDep
 from app.server.http.routes.lobby import RoomOut, _room_out, _table_out, _validate_conventions
@@ -95,22 +96,26 @@ async def live_tables(
     the pool's progress (the sum of the pools against n·S)."""
     await own_room(session, user, room_id)
     tables = (
-        await session.execute(
-            select(GameTable)
-            .where(GameTable.room_id == room_id, GameTable.status.in_(LIVE))
-            .order_by(GameTable.id)
+        (
+            await session.execute(
+                select(GameTable)
+                .where(GameTable.room_id == room_id, GameTable.status.in_(LIVE))
+                .order_by(GameTable.id)
+            )
         )
-    ).scalars()
+        .scalars()
+        .all()
+    )
+    # Several workers: every table's details from the worker that runs it (those of a worker that does
+    # not answer: what the database holds, without deal and clocks).
+    await session.commit()  # holding no database connection while the workers answer
+    details = await live_details(ctx, [t.id for t in tables])
     out = []
     for table in tables:
-        row = (await _table_out(ctx, session, table)).model_dump()
-        actor = ctx.tables.get(table.id)
-        game = None if actor is None else actor.game
-        if game is not None:
-            sheet = game.sheet
-            row["deal"] = game.state.deal_number
-            row["clock"] = game.clock.to_json()
-            row["pools"] = {"sum": sum(sheet.pools), "target": sheet.seats * sheet.conventions.pool_size}
+        live = details.get(table.id)
+        row = (await _table_out(ctx, session, table, live)).model_dump()
+        if live is not None and live.deal is not None:
+            row.update(deal=live.deal, clock=live.clock, pools=live.pools)
         out.append(row)
     return out
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Response
 from sqlalchemy import text
 
 from app.server import metrics
+from app.server.cluster.peers import worker_metrics
 from app.server.http.deps import ContextDep
 
 router = APIRouter(tags=["ops"])
@@ -51,4 +52,8 @@ async def readyz(ctx: ContextDep, response: Response) -> dict[str, Any]:
 
 @router.get("/metrics")
 async def prometheus_metrics(ctx: ContextDep) -> Response:
-    return Response(await metrics.render(ctx), media_type=metrics.CONTENT_TYPE)
+    """This process's metrics; with several workers every worker's, each series labelled with its worker."""
+    own = await metrics.render(ctx)
+    if ctx.cluster is not None:
+        own = metrics.merge(str(ctx.cluster.slot), own, await worker_metrics(ctx))
+    return Response(own, media_type=metrics.CONTENT_TYPE)
