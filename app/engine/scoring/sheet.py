@@ -86,7 +86,10 @@ class ScoreSheet:
 
     @property
     def finished(self) -> bool:
-        """The pools' sum reached n·S (§7.1); Leningradka lets a single pool pass S."""
+        """The pools' sum reached n·S (§7.1); Leningradka lets a single pool pass S. At a tournament table
+        the pools never end the pulya: the round does (§7.1, §9.3)."""
+        if self.conventions.tournament:
+            return False
         return sum(self.pools) >= self.seats * self.conventions.pool_size
 
     @property
