@@ -129,9 +129,7 @@ def meetings(history: Iterable[RoundDraw]) -> dict[frozenset[str], int]:
 def repeat_meetings(draw: RoundDraw, history: Iterable[RoundDraw]) -> int:
     """Pairs seated together in ``draw`` who had already met in ``history``."""
     met = meetings(history)
-    return sum(
-        frozenset((a, b)) in met for table in draw.tables for a, b in combinations(table.players, 2)
-    )
+    return sum(frozenset((a, b)) in met for table in draw.tables for a, b in combinations(table.players, 2))
 
 
 def repeat_pairs(rounds: Sequence[RoundDraw]) -> int:

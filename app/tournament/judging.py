@@ -153,7 +153,9 @@ def hear_appeal(
 def points_in_force(adjustment: Adjustment, appeals: Iterable[Appeal]) -> int:
     """The adjustment's points after the latest hearing that changed it."""
     points = adjustment.points
-    heard = sorted((a for a in appeals if a.adjustment == adjustment.id and a.heard), key=lambda a: a.heard_ms or 0)
+    heard = sorted(
+        (a for a in appeals if a.adjustment == adjustment.id and a.heard), key=lambda a: a.heard_ms or 0
+    )
     for appeal in heard:
         if appeal.verdict is Verdict.DECISION_CHANGED and appeal.points is not None:
             points = appeal.points
@@ -165,7 +167,9 @@ def net_adjustments(adjustments: Iterable[Adjustment], appeals: Iterable[Appeal]
     appeals = list(appeals)
     out: dict[str, Fraction] = {}
     for adjustment in adjustments:
-        out[adjustment.player] = out.get(adjustment.player, Fraction(0)) + points_in_force(adjustment, appeals)
+        out[adjustment.player] = out.get(adjustment.player, Fraction(0)) + points_in_force(
+            adjustment, appeals
+        )
     return out
 
 

@@ -35,7 +35,7 @@ _BETWEEN_DEALS: Final = (Phase.AWAITING_DEAL, Phase.DEAL_OVER)
 
 
 @dataclass
-class _SimTable:
+class SimTable:
     number: int
     players: tuple[str | None, ...]
     state: TableState
@@ -45,6 +45,7 @@ class _SimTable:
     time_ms: int = 0
     seed: int = 0
     steps: int = 0
+    deals_started_ms: list[int] = field(default_factory=list)  # when each deal was shuffled
 
     @property
     def over(self) -> bool:
@@ -97,17 +98,20 @@ def player_names(count: int) -> list[str]:
     return [f"p{i:0{width}d}" for i in range(1, count + 1)]
 
 
-def _play_step(table: _SimTable, rng: random.Random) -> None:
+def _play_step(table: SimTable, rng: random.Random) -> None:
     """One step of the table: a shuffle between deals or one robot decision."""
     state = table.state
     if state.phase in _BETWEEN_DEALS:
+        table.deals_started_ms.append(table.time_ms)
         table.state, _ = apply(state, shuffle_action(rng))
         table.time_ms += SHUFFLE_MS
         return
     seat = current_actor(state)
     assert seat is not None
     table.steps += 1
-    action = table.robots[seat].act(view(state, seat), legal_actions(state), table.seed * 1_000_003 + table.steps)
+    action = table.robots[seat].act(
+        view(state, seat), legal_actions(state), table.seed * 1_000_003 + table.steps
+    )
     table.state, _ = apply(state, action)
     table.time_ms += rng.randint(*THINK_MS)
     if table.state.phase is Phase.DEAL_OVER:
@@ -122,10 +126,13 @@ def play_round(
     clock: RoundClock,
     rng: random.Random,
     level: str,
-) -> list[tuple[_SimTable, EndReason]]:
-    """Play every table of ``draw`` to its end (§9.3) on the simulated clock."""
+    *,
+    deaf: frozenset[int] = frozenset(),
+) -> list[tuple[SimTable, EndReason]]:
+    """Play every table of ``draw`` to its end (§9.3) on the simulated clock. Tables numbered in ``deaf``
+    do not hear the announcement (as if adjourned or waiting for a player when it was made)."""
     tables = [
-        _SimTable(
+        SimTable(
             number=t.number,
             players=t.seats,
             state=new_table(len(t.seats), conventions, t.first_dealer),
@@ -137,15 +144,15 @@ def play_round(
         )
         for t in draw.tables
     ]
-    ended: list[tuple[_SimTable, EndReason]] = []
+    ended: list[tuple[SimTable, EndReason]] = []
     while True:
         live = [t for t in tables if not t.over]
         if not live:
             return ended
         table = min(live, key=lambda t: (t.time_ms, t.number))
         state = table.state
-        if not table.end.announced and clock.warning_due(table.time_ms):
-            table.end = table.end.announce(state.deal_number)
+        if not table.end.announced and not table.end.missed and clock.warning_due(table.time_ms):
+            table.end = table.end.miss() if table.number in deaf else table.end.announce(state.deal_number)
         if state.phase in _BETWEEN_DEALS and state.deal_number > 0:
             others = all(t.over for t in tables if t is not table)
             reason = table.end.ends_after_deal(state.deal_number, others_ended=others)
