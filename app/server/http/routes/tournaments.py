@@ -282,6 +282,23 @@ async def get_tournament(tournament_id: Id, user: CurrentUser, session: SessionD
     }
 
 
+@router.get("/{tournament_id}/me")
+async def my_table(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """The caller's table in the latest round ("my table now"), his seat, or his bye."""
+    t = await _tournament(session, tournament_id)
+    rounds = await _rounds(session, t.id)
+    if not rounds:
+        return {"round": None, "table_id": None}
+    latest = rounds[-1]
+    for seated, table in await _round_tables(session, latest.id):
+        if user.name in seated.players:
+            return {
+                "round": latest.number, "number": seated.number, "table_id": table.id,
+                "seat": seated.players.index(user.name), "status": table.status,
+            }  # fmt: skip
+    return {"round": latest.number, "table_id": None, "bye": user.name in latest.draw.get("byes", [])}
+
+
 @router.get("/{tournament_id}/standings")
 async def get_standings(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """§9.4: live from the ended tables during a round, final when the tournament is finished."""
