@@ -36,12 +36,22 @@ async def _round(players: list[Api], tournament: int, seed: int) -> list[dict[st
 
 async def _wait_round_finished(api: Api, tournament: int, number: int) -> dict[str, Any]:
     for _ in range(600):
-        info = await api.call("GET", f"/api/tournaments/{tournament}")
+        info: dict[str, Any] = await api.call("GET", f"/api/tournaments/{tournament}")
         rnd = info["round_list"][number - 1]
         if rnd["status"] == "finished":
             return info
         await asyncio.sleep(0.1)
     raise AssertionError(f"round {number} did not finish: {rnd}")
+
+
+async def _wait_all_in_deal(api: Api, room: int, deal: int) -> None:
+    """Until every live table of the room plays deal ``deal`` or a later one."""
+    for _ in range(600):
+        live = await api.call("GET", f"/api/operator/rooms/{room}/live")
+        if live and all(t.get("deal", 0) >= deal for t in live):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the tables did not reach deal {deal}")
 
 
 def _sums(info: dict[str, Any]) -> dict[str, Fraction]:
@@ -97,7 +107,7 @@ async def test_ten_players_two_rounds_a_kill_9_standings_judging_and_an_appeal(s
         playing = asyncio.gather(
             *(_play(api, tid, 50 + i) for i, api in enumerate(players)), return_exceptions=True
         )
-        await asyncio.sleep(1.5)
+        await _wait_all_in_deal(operator, room["id"], 2)
         server.kill()  # kill -9 in the middle of round 2
         crashed = await playing
         assert any(isinstance(r, websockets.ConnectionClosed | OSError) for r in crashed), crashed
