@@ -1,6 +1,6 @@
-"""Tournament pages (RULES.md §9) in Chromium: the operator creates and starts a tournament, a player registers,
-finds his table, sees the round's end announced with the last dealer marked, and the standings page shows
-what the server computes."""
+"""Tournament pages (RULES.md §9) in Chromium: the operator creates and starts a tournament, a player
+registers, finds his table, sees the round's end announced with the last dealer marked, and the standings
+page shows what the server computes."""
 
 from __future__ import annotations
 
