@@ -335,3 +335,17 @@ class TournamentAppeal(Base):
     heard_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     points: Mapped[int | None] = mapped_column(Integer, nullable=True)
     note: Mapped[str | None] = mapped_column(String(2000), nullable=True)
+
+
+class CaptainCallRecord(Base):
+    """A player's call of his captain in the auction (RULES.md §9.6), and the one suggestion sent."""
+
+    __tablename__ = "captain_calls"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    caller: Mapped[str] = mapped_column(String(64))
+    captain: Mapped[str] = mapped_column(String(64), index=True)
+    deal_number: Mapped[int] = mapped_column(Integer)
+    started_ms: Mapped[int] = mapped_column(BigInteger)
+    suggestion: Mapped[str | None] = mapped_column(String(16), nullable=True)

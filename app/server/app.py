@@ -26,6 +26,7 @@ from app.server.http.middleware import BodyLimit, SecurityHeaders
 from app.server.http.routes import (
     archive,
     auth,
+    captains,
     history,
     invites,
     lobby,
@@ -159,6 +160,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(invites.router)
     app.include_router(users.router)
     app.include_router(ops.router)
+    app.include_router(captains.router)
     app.include_router(tournaments.router)
     app.include_router(ws_router)
 

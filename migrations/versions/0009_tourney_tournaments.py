@@ -1,5 +1,5 @@
 """tournaments (RULES.md §9): tournaments, registrations and teams, rounds with their draw and clock, the
-tables a round seats, judges' adjustments and appeals
+tables a round seats, judges' adjustments and appeals, captains' calls
 
 Revision ID: 0009_tourney_tournaments
 Revises: 0008
@@ -99,9 +99,25 @@ def upgrade() -> None:
         sa.Column("note", sa.String(2000), nullable=True),
     )
     op.create_index("ix_tournament_appeals_adjustment_id", "tournament_appeals", ["adjustment_id"])
+    op.create_table(
+        "captain_calls",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        sa.Column("table_id", sa.Integer(), sa.ForeignKey("game_tables.id"), nullable=False),
+        sa.Column("seat", sa.Integer(), nullable=False),
+        sa.Column("caller", sa.String(64), nullable=False),
+        sa.Column("captain", sa.String(64), nullable=False),
+        sa.Column("deal_number", sa.Integer(), nullable=False),
+        sa.Column("started_ms", sa.BigInteger(), nullable=False),
+        sa.Column("suggestion", sa.String(16), nullable=True),
+    )
+    op.create_index("ix_captain_calls_table_id", "captain_calls", ["table_id"])
+    op.create_index("ix_captain_calls_captain", "captain_calls", ["captain"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_captain_calls_captain", table_name="captain_calls")
+    op.drop_index("ix_captain_calls_table_id", table_name="captain_calls")
+    op.drop_table("captain_calls")
     op.drop_index("ix_tournament_appeals_adjustment_id", table_name="tournament_appeals")
     op.drop_table("tournament_appeals")
     op.drop_index("ix_tournament_adjustments_tournament_id", table_name="tournament_adjustments")

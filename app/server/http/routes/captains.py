@@ -1,0 +1,169 @@
+"""The captain's advice over REST (RULES.md §9.6; docs/tournaments.md): a seated player of a team tournament
+calls his captain in the auction; the called one reads the caller's hand and the auction for 20 s and may
+send one suggested bid, which the caller reads. The rules are `app.tournament.captain`'s."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.db.models import (
+    CaptainCallRecord,
+    Tournament,
+    TournamentPlayer,
+    TournamentRound,
+    TournamentTable,
+)
+from app.engine.state import TableState
+from app.protocol.codes import ErrorCode
+from app.server.errors import ApiError
+from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
+from app.server.tables.registry import get_actor
+from app.tournament.captain import CALL_MS, CaptainCall, CaptainError, called_one, captain_view, check_call
+
+router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
+
+
+class SuggestionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    bid: str = Field(min_length=1, max_length=16)
+
+
+def _now_ms() -> int:
+    return round(time.time() * 1000)
+
+
+def _call(row: CaptainCallRecord) -> CaptainCall:
+    return CaptainCall(
+        row.id,
+        row.table_id,
+        row.seat,
+        row.caller,
+        row.captain,
+        row.deal_number,
+        row.started_ms,
+        row.suggestion,
+    )
+
+
+async def _state(ctx: ContextDep, table_id: int) -> TableState:
+    actor = ctx.tables.get(table_id) or await get_actor(ctx, table_id)
+    game = None if actor is None else actor.game
+    if game is None or game.is_over:
+        raise ApiError(ErrorCode.NOT_PLAYING, "no game is running at this table")
+    return game.state
+
+
+async def _tournament_of(session: AsyncSession, table_id: int) -> tuple[Tournament, TournamentTable]:
+    row = (
+        await session.execute(
+            select(Tournament, TournamentTable)
+            .join(TournamentRound, TournamentRound.tournament_id == Tournament.id)
+            .join(TournamentTable, TournamentTable.round_id == TournamentRound.id)
+            .where(TournamentTable.table_id == table_id)
+        )
+    ).first()
+    if row is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"table {table_id} is not a tournament table")
+    return row[0], row[1]
+
+
+@router.post("/tables/{table_id}/captain", status_code=201)
+async def call_captain(
+    table_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
+    """The seated player calls his captain (or the deputy) now: his turn in the auction, force majeure."""
+    tournament, seated = await _tournament_of(session, table_id)
+    if user.name not in seated.players:
+        raise ApiError(ErrorCode.NOT_SEATED, "only a player of this table calls his captain")
+    seat = seated.players.index(user.name)
+    players = list(
+        (
+            await session.execute(
+                select(TournamentPlayer).where(TournamentPlayer.tournament_id == tournament.id)
+            )
+        ).scalars()
+    )
+    team = next((p.team for p in players if p.name == user.name), None)
+    role = {p.team_role: p.name for p in players if team is not None and p.team == team and p.team_role}
+    target = called_one(role.get("captain"), role.get("deputy"), seated.players)
+    if team is None or target is None:
+        raise ApiError(ErrorCode.INVALID_JUDGING, "no captain or deputy of your team can be called (§9.6)")
+    calls = await session.scalar(
+        select(func.count()).select_from(CaptainCallRecord)
+        .where(CaptainCallRecord.table_id == table_id, CaptainCallRecord.seat == seat)
+    )  # fmt: skip
+    state = await _state(ctx, table_id)
+    try:
+        check_call(state, seat, calls or 0, team_event=tournament.teams)
+    except CaptainError as exc:
+        raise ApiError(ErrorCode.INVALID_JUDGING, str(exc)) from None
+    row = CaptainCallRecord(table_id=table_id, seat=seat, caller=user.name, captain=target,
+                            deal_number=state.deal_number, started_ms=_now_ms())  # fmt: skip
+    session.add(row)
+    await session.commit()
+    return {**_call(row).to_json(_now_ms()), "calls_left": 2 - (calls or 0)}
+
+
+@router.get("/captain-calls/mine")
+async def my_calls(user: CurrentUser, session: SessionDep) -> list[dict[str, Any]]:
+    """The calls that reach the caller as a captain and are still within their 20 s."""
+    now = _now_ms()
+    rows = (
+        await session.execute(
+            select(CaptainCallRecord)
+            .where(CaptainCallRecord.captain == user.name, CaptainCallRecord.started_ms > now - CALL_MS)
+            .order_by(CaptainCallRecord.id)
+        )
+    ).scalars()
+    return [_call(r).to_json(now) for r in rows]
+
+
+async def _row(session: AsyncSession, call_id: int) -> CaptainCallRecord:
+    row = await session.get(CaptainCallRecord, call_id)
+    if row is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no captain's call {call_id}")
+    return row
+
+
+@router.get("/captain-calls/{call_id}")
+async def read_call(call_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> dict[str, Any]:
+    """The caller reads his call (and the suggestion); the called captain, within the 20 s, also reads the
+    caller's hand and the auction (§12) — nothing else, and nothing afterwards."""
+    row = await _row(session, call_id)
+    call, now = _call(row), _now_ms()
+    if user.name == call.caller:
+        return call.to_json(now)
+    if user.name != call.captain:
+        raise ApiError(ErrorCode.FORBIDDEN, "only the caller and the called captain read a call")
+    state = await _state(ctx, call.table_id)
+    try:
+        call.check_view(user.name, state, now)
+    except CaptainError as exc:
+        raise ApiError(ErrorCode.FORBIDDEN, str(exc)) from None
+    return {**call.to_json(now), "view": captain_view(state, call.seat)}
+
+
+@router.post("/captain-calls/{call_id}/suggest")
+async def suggest(
+    call_id: Id, body: SuggestionIn, user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
+    """The called captain's one suggested bid, within the 20 s."""
+    row = await _row(session, call_id)
+    call, now = _call(row), _now_ms()
+    if user.name != call.captain:
+        raise ApiError(ErrorCode.FORBIDDEN, "only the called captain suggests")
+    state = await _state(ctx, call.table_id)
+    try:
+        suggested = call.suggest(body.bid, state, user.name, now)
+    except CaptainError as exc:
+        raise ApiError(ErrorCode.INVALID_JUDGING, str(exc)) from None
+    row.suggestion = suggested.suggestion
+    await session.commit()
+    return suggested.to_json(now)
