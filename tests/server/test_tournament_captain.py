@@ -1,0 +1,95 @@
+"""The captain's call over the real server (RULES.md §9.6, §12): the called captain sees the caller's hand and
+the auction and nothing else; nobody else sees them; one suggestion reaches the caller; 3 calls a pulya."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.bots.client import Api, ApiError
+from app.engine.cards import DECK
+from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
+
+ALL_CARDS = {c.text for c in DECK}
+
+
+def _strings(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(set(), *(_strings(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(set(), *(_strings(v) for v in value))
+    return set()
+
+
+async def _snapshot(api: Api, table_id: int) -> dict[str, Any]:
+    client = api.table(table_id)
+    await client.connect()
+    try:
+        while client.last is None or client.last.get("view") is None:
+            await client.receive(timeout=30)
+        return client.last
+    finally:
+        await client.close()
+
+
+async def test_a_captains_call_is_seen_by_the_captain_only(sqlite_server: ServerProcess) -> None:
+    server = sqlite_server
+    operator = await login(server, OPERATOR)
+    players = [await new_player(server, "c") for _ in range(6)]
+    names = {(await api.call("GET", "/api/auth/me"))["name"]: api for api in players}
+    try:
+        room = await operator.create_room("team room", {"deal_time": 600})
+        body = {"room_id": room["id"], "name": "Teams", "rounds": 1, "round_minutes": 60, "teams": True}
+        tid = (await operator.call("POST", "/api/tournaments", body))["id"]
+        for api in players:
+            await api.call("POST", f"/api/tournaments/{tid}/register", {})
+        rnd = await operator.call("POST", f"/api/tournaments/{tid}/rounds")
+        first, second = rnd["tables"]
+        probe = await _snapshot(names[first["players"][0]], first["table_id"])
+        seat = probe["view"]["to_act"]
+        caller = first["players"][seat]
+        captain, deputy, bystander = second["players"]
+        for name, role in ((caller, None), (captain, "captain"), (deputy, "deputy")):
+            await operator.call(
+                "POST", f"/api/tournaments/{tid}/teams", {"player": name, "team": "Neva", "role": role}
+            )
+
+        call = await names[caller].call("POST", f"/api/tournaments/tables/{first['table_id']}/captain")
+        assert call["captain"] == captain and call["open"] and call["calls_left"] == 2
+        mine = await names[captain].call("GET", "/api/tournaments/captain-calls/mine")
+        assert [c["id"] for c in mine] == [call["id"]]
+
+        hand = (await _snapshot(names[caller], first["table_id"]))["view"]["deal"]["hands"][str(seat)]
+        seen = await names[captain].call("GET", f"/api/tournaments/captain-calls/{call['id']}")
+        assert seen["view"]["hand"] == hand
+        assert _strings(seen) & ALL_CARDS == set(hand)  # the caller's hand, no other card (§12)
+        for other in (bystander, *[p for p in first["players"] if p != caller]):
+            with pytest.raises(ApiError) as refused:
+                await names[other].call("GET", f"/api/tournaments/captain-calls/{call['id']}")
+            assert refused.value.status == 403
+        own = await names[caller].call("GET", f"/api/tournaments/captain-calls/{call['id']}")
+        assert "view" not in own
+
+        told = await names[captain].call(
+            "POST", f"/api/tournaments/captain-calls/{call['id']}/suggest", {"bid": "pass"}
+        )
+        assert told["suggestion"] == "pass"
+        with pytest.raises(ApiError):
+            await names[captain].call(
+                "POST", f"/api/tournaments/captain-calls/{call['id']}/suggest", {"bid": "pass"}
+            )
+        assert (await names[caller].call("GET", f"/api/tournaments/captain-calls/{call['id']}"))[
+            "suggestion"
+        ] == "pass"
+
+        for _ in range(2):
+            await names[caller].call("POST", f"/api/tournaments/tables/{first['table_id']}/captain")
+        with pytest.raises(ApiError) as fourth:
+            await names[caller].call("POST", f"/api/tournaments/tables/{first['table_id']}/captain")
+        assert fourth.value.status == 422 and "at most 3" in str(fourth.value.body)
+    finally:
+        for api in (operator, *players):
+            await api.close()
