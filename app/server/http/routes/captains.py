@@ -24,7 +24,15 @@ from app.protocol.codes import ErrorCode
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
 from app.server.tables.registry import get_actor
-from app.tournament.captain import CALL_MS, CaptainCall, CaptainError, called_one, captain_view, check_call
+from app.tournament.captain import (
+    CALL_MS,
+    CaptainCall,
+    CaptainError,
+    called_one,
+    captain_view,
+    check_call,
+    legal_suggestions,
+)
 
 router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 
@@ -147,7 +155,8 @@ async def read_call(call_id: Id, user: CurrentUser, ctx: ContextDep, session: Se
         call.check_view(user.name, state, now)
     except CaptainError as exc:
         raise ApiError(ErrorCode.FORBIDDEN, str(exc)) from None
-    return {**call.to_json(now), "view": captain_view(state, call.seat)}
+    view = captain_view(state, call.seat)
+    return {**call.to_json(now), "view": view, "suggestions": legal_suggestions(state, call.seat)}
 
 
 @router.post("/captain-calls/{call_id}/suggest")

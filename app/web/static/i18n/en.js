@@ -274,4 +274,10 @@ export default {
   loading: "Loading…",
   round_end_announced: "The round is ending: after the current deal — 4 more deals. The last is deal {n}, dealt by {dealer} (marked on the sheet).",
   round_end_straggler: "The round has ended at every other table: this table ends after deal {n}.",
+  call_captain: "Call the captain",
+  captain_called: "{name} is reading your hand (20 s)…",
+  captain_suggests: "{name} suggests: {bid}",
+  captain_silent: "{name} sent no suggestion.",
+  captain_call_from: "{name} calls you for advice (20 s): his hand and the auction",
+  captain_sent: "You suggested: {bid}",
 };

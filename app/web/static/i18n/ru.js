@@ -274,4 +274,10 @@ export default {
   loading: "Загрузка…",
   round_end_announced: "Конец тура: после текущей сдачи — 4 сдачи. Последняя — сдача {n}, сдаёт {dealer} (отмечено на бланке).",
   round_end_straggler: "За остальными столами тур закончен: этот стол заканчивает после сдачи {n}.",
+  call_captain: "Позвать капитана",
+  captain_called: "{name} смотрит ваши карты (20 с)…",
+  captain_suggests: "{name} советует: {bid}",
+  captain_silent: "{name} не прислал совета.",
+  captain_call_from: "{name} просит совета (20 с): его карты и торговля",
+  captain_sent: "Ваш совет: {bid}",
 };

@@ -11,6 +11,7 @@ import { t, onLangChange } from "../i18n.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { TableSocket } from "../socket.js";
 import { auctionElement, biddingElement } from "../table/bidding.js";
+import { captainElement } from "../table/captain.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
@@ -228,6 +229,7 @@ export function mount(root, params) {
         h("div", { class: "opponents" }, ...others.map((s) => seatElement(model, s))),
         centreElement(model),
         playing && (v.phase === "bidding" || v.phase === "dealer_invitation") ? biddingElement(model) : null,
+        playing && state.seat !== null ? captainElement(tableId, state, render) : null,
         playing ? declarerElement(model) : null,
         playing ? whistingElement(model) : null,
         state.seat !== null ? seatElement(model, state.seat) : null,

@@ -17,6 +17,8 @@ export function mount(root, params) {
   let me = null;
   /** @type {any} */
   let judging = { adjustments: [], appeals: [] };
+  /** @type {any[]} the calls of my teammates that reach me as captain, with what I may see of them */
+  let calls = [];
   let error = "";
   let stopped = false;
   const form = { player: "", points: "-100", reason: "", appeal: "" };
@@ -29,6 +31,10 @@ export function mount(root, params) {
         call("GET", `/api/tournaments/${id}/me`),
         call("GET", `/api/tournaments/${id}/adjustments`),
       ]);
+      if (info.teams) {
+        const mine = /** @type {any[]} */ (await call("GET", "/api/tournaments/captain-calls/mine"));
+        calls = await Promise.all(mine.filter((c) => c.open).map((c) => call("GET", `/api/tournaments/captain-calls/${c.id}`).catch(() => c)));
+      }
     } catch (exc) {
       error = t("error_generic", { msg: String(/** @type {Error} */ (exc).message) });
     }
@@ -115,6 +121,25 @@ export function mount(root, params) {
       ),
     );
 
+  /** A teammate's call (§9.6): his hand and the auction for 20 s, and one suggested bid. @param {any} c */
+  const captainCall = (c) =>
+    h(
+      "div",
+      { class: "panel banner", key: c.id, "data-captain-call": c.id },
+      h("p", {}, t("captain_call_from", { name: c.caller })),
+      c.view ? h("p", { "data-captain-hand": "" }, c.view.hand.join(" ")) : null,
+      c.view ? h("p", { "data-captain-auction": "" }, c.view.auction.map((/** @type {any} */ a) => a[1] ?? t("pass")).join(" · ")) : null,
+      c.suggestion
+        ? h("p", {}, t("captain_sent", { bid: c.suggestion }))
+        : h(
+            "p",
+            {},
+            ...(c.suggestions ?? []).map((/** @type {string} */ bid) =>
+              h("button", { type: "button", "data-suggest": bid, onclick: () => act("POST", `/api/tournaments/captain-calls/${c.id}/suggest`, { bid }) }, bid),
+            ),
+          ),
+    );
+
   const standingsTable = () =>
     h(
       "table",
@@ -181,6 +206,7 @@ export function mount(root, params) {
         info.status === "registration" && !info.players.some((/** @type {any} */ p) => p.player === user?.name)
           ? h("button", { type: "button", class: "primary", "data-action": "register", onclick: () => act("POST", `/api/tournaments/${id}/register`, {}) }, t("tournament_register"))
           : null,
+        ...calls.map(captainCall),
         info.judge ? controls() : null,
         h("h2", {}, t("standings")),
         standingsTable(),
@@ -197,7 +223,7 @@ export function mount(root, params) {
   };
   load();
   // The round clock and the tables' states follow the server: read again every few seconds.
-  const timer = setInterval(load, 3000);
+  const timer = setInterval(load, 2000);
   const off = onLangChange(render);
   return () => {
     stopped = true;
