@@ -349,3 +349,18 @@ class CaptainCallRecord(Base):
     deal_number: Mapped[int] = mapped_column(Integer)
     started_ms: Mapped[int] = mapped_column(BigInteger)
     suggestion: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
+class TournamentJudgeCall(Base):
+    """A player's call of the judge at a tournament table, with his words (RULES.md §9.5)."""
+
+    __tablename__ = "tournament_judge_calls"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
+    player: Mapped[str] = mapped_column(String(64))
+    words: Mapped[str] = mapped_column(String(2000))
+    at: Mapped[float] = mapped_column(Float)
+    answered_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    answered_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    answer: Mapped[str | None] = mapped_column(String(2000), nullable=True)

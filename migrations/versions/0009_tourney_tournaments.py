@@ -1,5 +1,5 @@
 """tournaments (RULES.md §9): tournaments, registrations and teams, rounds with their draw and clock, the
-tables a round seats, judges' adjustments and appeals, captains' calls
+tables a round seats, judges' adjustments and appeals, captains' and judges' calls
 
 Revision ID: 0009_tourney_tournaments
 Revises: 0008
@@ -112,9 +112,24 @@ def upgrade() -> None:
     )
     op.create_index("ix_captain_calls_table_id", "captain_calls", ["table_id"])
     op.create_index("ix_captain_calls_captain", "captain_calls", ["captain"])
+    op.create_table(
+        "tournament_judge_calls",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        sa.Column("tournament_id", sa.Integer(), sa.ForeignKey("tournaments.id"), nullable=False),
+        sa.Column("table_id", sa.Integer(), sa.ForeignKey("game_tables.id"), nullable=False),
+        sa.Column("player", sa.String(64), nullable=False),
+        sa.Column("words", sa.String(2000), nullable=False),
+        sa.Column("at", sa.Float(), nullable=False),
+        sa.Column("answered_by", sa.String(64), nullable=True),
+        sa.Column("answered_at", sa.Float(), nullable=True),
+        sa.Column("answer", sa.String(2000), nullable=True),
+    )
+    op.create_index("ix_tournament_judge_calls_tournament_id", "tournament_judge_calls", ["tournament_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_tournament_judge_calls_tournament_id", table_name="tournament_judge_calls")
+    op.drop_table("tournament_judge_calls")
     op.drop_index("ix_captain_calls_captain", table_name="captain_calls")
     op.drop_index("ix_captain_calls_table_id", table_name="captain_calls")
     op.drop_table("captain_calls")

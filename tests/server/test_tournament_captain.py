@@ -1,5 +1,6 @@
-"""The captain's call over the real server (RULES.md §9.6, §12): the called captain sees the caller's hand and
-the auction and nothing else; nobody else sees them; one suggestion reaches the caller; 3 calls a pulya."""
+"""Calls from a tournament table over the real server. The captain's (RULES.md §9.6, §12): the called captain
+sees the caller's hand and the auction and nothing else; nobody else sees them; one suggestion reaches the
+caller; 3 calls a pulya. The judge's (§9.5): the player's words reach the tournament's judges only."""
 
 from __future__ import annotations
 
@@ -90,6 +91,28 @@ async def test_a_captains_call_is_seen_by_the_captain_only(sqlite_server: Server
         with pytest.raises(ApiError) as fourth:
             await names[caller].call("POST", f"/api/tournaments/tables/{first['table_id']}/captain")
         assert fourth.value.status == 422 and "at most 3" in str(fourth.value.body)
+
+        # §9.5: a player calls the judge with his words; every judge of the tournament sees it with the table.
+        words = "the dealer showed a card"
+        sent = await names[caller].call(
+            "POST", f"/api/tournaments/tables/{first['table_id']}/judge", {"words": words}
+        )
+        seen_by_judge = await operator.call("GET", f"/api/tournaments/{tid}/judge-calls")
+        assert [(c["id"], c["table_id"], c["words"]) for c in seen_by_judge] == [
+            (sent["id"], first["table_id"], words)
+        ]
+        with pytest.raises(ApiError) as not_a_judge:
+            await names[bystander].call("GET", f"/api/tournaments/{tid}/judge-calls")
+        assert not_a_judge.value.status == 403
+        with pytest.raises(ApiError) as not_seated:
+            await names[bystander].call(
+                "POST", f"/api/tournaments/tables/{first['table_id']}/judge", {"words": "x"}
+            )
+        assert not_seated.value.status == 409
+        answered = await operator.call(
+            "POST", f"/api/tournaments/judge-calls/{sent['id']}/answer", {"words": "play on"}
+        )
+        assert answered["answered_by"] == OPERATOR and answered["answer"] == "play on"
     finally:
         for api in (operator, *players):
             await api.close()

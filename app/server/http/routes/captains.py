@@ -1,6 +1,8 @@
-"""The captain's advice over REST (RULES.md §9.6; docs/tournaments.md): a seated player of a team tournament
-calls his captain in the auction; the called one reads the caller's hand and the auction for 20 s and may
-send one suggested bid, which the caller reads. The rules are `app.tournament.captain`'s."""
+"""Calls from a tournament table over REST (docs/tournaments.md). The captain's advice (RULES.md §9.6): a
+seated player of a team tournament calls his captain in the auction; the called one reads the caller's hand
+and the auction for 20 s and may send one suggested bid, which the caller reads (the rules are
+`app.tournament.captain`'s). The judge (§9.5): a seated player calls the judge with his words, which every
+judge of the tournament sees with the table; a judge answers."""
 
 from __future__ import annotations
 
@@ -12,15 +14,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.auth.roles import Role
 from app.db.models import (
     CaptainCallRecord,
+    Room,
     Tournament,
+    TournamentJudgeCall,
     TournamentPlayer,
     TournamentRound,
     TournamentTable,
+    User,
 )
 from app.engine.state import TableState
 from app.protocol.codes import ErrorCode
+from app.server.accounts.audit import audit
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
 from app.server.tables.registry import get_actor
@@ -35,6 +42,12 @@ from app.tournament.captain import (
 )
 
 router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
+
+
+class WordsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    words: str = Field(min_length=1, max_length=2000)
 
 
 class SuggestionIn(BaseModel):
@@ -176,3 +189,69 @@ async def suggest(
     row.suggestion = suggested.suggestion
     await session.commit()
     return suggested.to_json(now)
+
+
+def _judge_call(row: TournamentJudgeCall) -> dict[str, Any]:
+    return {
+        "id": row.id, "tournament_id": row.tournament_id, "table_id": row.table_id, "player": row.player,
+        "words": row.words, "at": row.at, "answered_by": row.answered_by, "answered_at": row.answered_at,
+        "answer": row.answer,
+    }  # fmt: skip
+
+
+@router.post("/tables/{table_id}/judge", status_code=201)
+async def call_judge(table_id: Id, body: WordsIn, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """§9.5: without consensus at the table a player calls the judge, with his words."""
+    tournament, seated = await _tournament_of(session, table_id)
+    if user.name not in seated.players:
+        raise ApiError(ErrorCode.NOT_SEATED, "only a player of this table calls the judge")
+    row = TournamentJudgeCall(
+        tournament_id=tournament.id, table_id=table_id, player=user.name, words=body.words, at=time.time()
+    )
+    session.add(row)
+    await session.commit()
+    return _judge_call(row)
+
+
+async def _judge_of(session: AsyncSession, tournament_id: int, user: User) -> Tournament:
+    tournament = await session.get(Tournament, tournament_id)
+    if tournament is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
+    room = await session.get(Room, tournament.room_id)
+    if not Role(user.role).allows(Role.ADMIN) and (room is None or room.operator_id != user.id):
+        raise ApiError(ErrorCode.FORBIDDEN, "only the tournament's judges read its calls")
+    return tournament
+
+
+@router.get("/{tournament_id}/judge-calls")
+async def judge_calls(tournament_id: Id, user: CurrentUser, session: SessionDep) -> list[dict[str, Any]]:
+    """Every call of the tournament, newest first: for its judges (the room's operator, the admins)."""
+    await _judge_of(session, tournament_id, user)
+    rows = await session.execute(
+        select(TournamentJudgeCall)
+        .where(TournamentJudgeCall.tournament_id == tournament_id)
+        .order_by(TournamentJudgeCall.id.desc())
+    )
+    return [_judge_call(r) for r in rows.scalars()]
+
+
+@router.post("/judge-calls/{call_id}/answer")
+async def answer_judge_call(
+    call_id: Id, body: WordsIn, user: CurrentUser, session: SessionDep
+) -> dict[str, Any]:
+    """A judge records his answer (a decision in points is an adjustment; a sheet entry a §11 sanction)."""
+    row = await session.get(TournamentJudgeCall, call_id)
+    if row is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no call {call_id}")
+    await _judge_of(session, row.tournament_id, user)
+    row.answered_by, row.answered_at, row.answer = user.name, time.time(), body.words
+    audit(
+        session,
+        user,
+        "tournament_judge_call",
+        f"tournament {row.tournament_id}",
+        call=row.id,
+        answer=body.words,
+    )
+    await session.commit()
+    return _judge_call(row)

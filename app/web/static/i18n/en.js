@@ -280,4 +280,9 @@ export default {
   captain_silent: "{name} sent no suggestion.",
   captain_call_from: "{name} calls you for advice (20 s): his hand and the auction",
   captain_sent: "You suggested: {bid}",
+  call_judge: "Call the judge",
+  judge_words: "What happened",
+  judge_called: "The judges have your call.",
+  judge_answer: "Answer (the reason field's text)",
+  judge_on_the_way: "The judge is coming to the table.",
 };

@@ -280,4 +280,9 @@ export default {
   captain_silent: "{name} не прислал совета.",
   captain_call_from: "{name} просит совета (20 с): его карты и торговля",
   captain_sent: "Ваш совет: {bid}",
+  call_judge: "Позвать судью",
+  judge_words: "Что произошло",
+  judge_called: "Судьи получили ваш вызов.",
+  judge_answer: "Ответить (текст из поля «Причина»)",
+  judge_on_the_way: "Судья подходит к столу.",
 };

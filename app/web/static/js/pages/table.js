@@ -12,6 +12,7 @@ import { sheetElement, settlementElement } from "../sheet.js";
 import { TableSocket } from "../socket.js";
 import { auctionElement, biddingElement } from "../table/bidding.js";
 import { captainElement } from "../table/captain.js";
+import { judgeCallElement } from "../table/judgecall.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
@@ -230,6 +231,7 @@ export function mount(root, params) {
         centreElement(model),
         playing && (v.phase === "bidding" || v.phase === "dealer_invitation") ? biddingElement(model) : null,
         playing && state.seat !== null ? captainElement(tableId, state, render) : null,
+        playing && state.seat !== null ? judgeCallElement(tableId, state, render) : null,
         playing ? declarerElement(model) : null,
         playing ? whistingElement(model) : null,
         state.seat !== null ? seatElement(model, state.seat) : null,

@@ -19,6 +19,8 @@ export function mount(root, params) {
   let judging = { adjustments: [], appeals: [] };
   /** @type {any[]} the calls of my teammates that reach me as captain, with what I may see of them */
   let calls = [];
+  /** @type {any[]} players' calls of the judge (judges only) */
+  let judgeCalls = [];
   let error = "";
   let stopped = false;
   const form = { player: "", points: "-100", reason: "", appeal: "" };
@@ -31,6 +33,7 @@ export function mount(root, params) {
         call("GET", `/api/tournaments/${id}/me`),
         call("GET", `/api/tournaments/${id}/adjustments`),
       ]);
+      if (info.judge) judgeCalls = await call("GET", `/api/tournaments/${id}/judge-calls`);
       if (info.teams) {
         const mine = /** @type {any[]} */ (await call("GET", "/api/tournaments/captain-calls/mine"));
         calls = await Promise.all(mine.filter((c) => c.open).map((c) => call("GET", `/api/tournaments/captain-calls/${c.id}`).catch(() => c)));
@@ -208,6 +211,23 @@ export function mount(root, params) {
           : null,
         ...calls.map(captainCall),
         info.judge ? controls() : null,
+        info.judge && judgeCalls.length
+          ? h(
+              "ul",
+              { class: "panel", "data-judge-calls": "" },
+              ...judgeCalls.map((/** @type {any} */ c) =>
+                h(
+                  "li",
+                  { key: c.id, "data-judge-call": c.id, "data-answered": c.answered_by ? "" : undefined },
+                  h("a", { href: `#/table/${c.table_id}` }, `${t("table")} ${c.table_id}`),
+                  ` · ${c.player}: ${c.words}`,
+                  c.answered_by
+                    ? ` · ${c.answered_by}: ${c.answer}`
+                    : h("button", { type: "button", "data-action": "answer-judge-call", onclick: () => act("POST", `/api/tournaments/judge-calls/${c.id}/answer`, { words: form.reason || t("judge_on_the_way") }) }, t("judge_answer")),
+                ),
+              ),
+            )
+          : null,
         h("h2", {}, t("standings")),
         standingsTable(),
         standings?.teams ? h("ul", { "data-teams": "" }, ...standings.teams.map((/** @type {any} */ x) => h("li", { key: x.team }, `${x.place}. ${x.team}: ${x.score}`))) : null,
