@@ -13,7 +13,7 @@ round. Then once a second `tick` looks at the playing rounds:
 
 Every step is idempotent (the announcement is recorded with the round, and a table refuses a second one),
 so a crash between two of them repeats nothing. One process runs the clocks (several workers: slot 0)
-**[ours]**.
+**[ours]**; it reaches only the tables it runs itself (tournaments are for one worker process for now).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import GameTable, TournamentRound, TournamentTable
 from app.server.context import ServerContext
+from app.server.errors import TableElsewhere
 from app.server.tables.commands import RoundEnd, SeatError
 from app.server.tables.registry import get_actor
 from app.table import LIVE, EndRound, TableRefused
@@ -68,7 +69,11 @@ async def add_downtime(ctx: ServerContext, last_alive_ms: int | None, now_ms: in
 
 async def _send(ctx: ServerContext, table_id: int, *, straggler: bool) -> dict[str, Any] | None:
     """The round's end to one table; None when the table cannot take it (its game is not running)."""
-    actor = await get_actor(ctx, table_id)
+    try:
+        actor = await get_actor(ctx, table_id)
+    except TableElsewhere:  # another worker runs it: not reachable from here (docs/tournaments.md)
+        log.warning("table %s runs on another worker: the round's end did not reach it", table_id)
+        return None
     if actor is None:
         return None
     reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
