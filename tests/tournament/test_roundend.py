@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from app.engine.conventions import Conventions
+from app.engine.conventions import ConventionError, Conventions, conventions_from
 from app.engine.scoring import ScoreSheet
 from app.engine.state import Phase
 from app.tournament.draw import DrawnTable, RoundDraw
@@ -49,6 +49,10 @@ def test_after_the_announcement_exactly_four_more_deals_are_played(seats: int) -
 def test_the_pools_do_not_end_a_tournament_table() -> None:
     """§7.1: the round ends the table; a sheet whose pools passed n·S goes on."""
     assert is_tournament_table(CONVENTIONS) and not is_tournament_table(Conventions())
+    with pytest.raises(ConventionError):
+        conventions_from(
+            "fspr-leningrad", {"tournament": True}
+        )  # a room cannot make its tables tournament ones
     sheet = ScoreSheet.new(3, CONVENTIONS)
     sheet = ScoreSheet(3, CONVENTIONS, (30, 30, 30), sheet.mountains, sheet.whists)
     assert not sheet.finished
