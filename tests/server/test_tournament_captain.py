@@ -4,11 +4,14 @@ caller; 3 calls a pulya. The judge's (§9.5): the player's words reach the tourn
 
 from __future__ import annotations
 
+import asyncio
+import random
+from fractions import Fraction
 from typing import Any
 
 import pytest
 
-from app.bots.client import Api, ApiError
+from app.bots.client import Api, ApiError, play_table, random_chooser
 from app.engine.cards import DECK
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
 
@@ -113,6 +116,42 @@ async def test_a_captains_call_is_seen_by_the_captain_only(sqlite_server: Server
             "POST", f"/api/tournaments/judge-calls/{sent['id']}/answer", {"words": "play on"}
         )
         assert answered["answered_by"] == OPERATOR and answered["answer"] == "play on"
+    finally:
+        for api in (operator, *players):
+            await api.close()
+
+
+async def test_a_robot_fills_the_seat_when_the_organiser_chose_robots(sqlite_server: ServerProcess) -> None:
+    """§9.2: two players, robots allowed: one table of three with a robot seat, played to the round's end."""
+    server = sqlite_server
+    operator = await login(server, OPERATOR)
+    players = [await new_player(server, "r") for _ in range(2)]
+    try:
+        room = await operator.create_room("robot room", {"deal_time": 60})
+        body = {"room_id": room["id"], "name": "Small", "rounds": 1, "round_minutes": 0.05, "robots": True,
+                "robot_level": "random", "overrides": {"round_end_warning": 0}}  # fmt: skip
+        tid = (await operator.call("POST", "/api/tournaments", body))["id"]
+        for api in players:
+            await api.call("POST", f"/api/tournaments/{tid}/register", {})
+        rnd = await operator.call("POST", f"/api/tournaments/{tid}/rounds")
+        [table] = rnd["tables"]
+        assert len(table["players"]) == 3 and table["players"].count(None) == 1 and not rnd["byes"]
+        finals = []
+        for api in players:
+            client = api.table(table["table_id"])
+            await client.connect()
+            finals.append(client)
+        results = await asyncio.gather(
+            *(play_table(c, random_chooser(random.Random(i)), idle_timeout=120) for i, c in enumerate(finals))
+        )
+        for client in finals:
+            await client.close()
+        assert results[0]["outcome"]["reason"] == "round_end"
+        standings = await operator.call("GET", f"/api/tournaments/{tid}/standings")
+        [scored] = standings["tables"]
+        robot_seat = table["players"].index(None)
+        humans = sum(Fraction(r["score"]) for r in standings["standings"])
+        assert humans == -Fraction(scored["indices"][robot_seat])  # the robot's index balances the table
     finally:
         for api in (operator, *players):
             await api.close()
