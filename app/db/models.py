@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Float,
     ForeignKey,
@@ -255,3 +256,121 @@ class RateBucket(Base):
     tokens: Mapped[float] = mapped_column(Float)
     stamp: Mapped[float] = mapped_column(Float, index=True)  # wall seconds of the last attempt
     allowed: Mapped[bool] = mapped_column(Boolean)  # whether the last attempt was let through
+class Tournament(Base):
+    """A tournament run by a room's operator (RULES.md §9.1); ``status``: `app.server.tournaments`."""
+
+    __tablename__ = "tournaments"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
+    name: Mapped[str] = mapped_column(String(128))
+    conventions: Mapped[dict[str, Any]] = mapped_column(JSON)  # the room's, with the tournament's overrides
+    rounds: Mapped[int] = mapped_column(Integer)
+    round_minutes: Mapped[float] = mapped_column(Float)
+    teams: Mapped[bool] = mapped_column(Boolean, default=False)
+    robots: Mapped[bool] = mapped_column(Boolean, default=False)  # robots may fill a seat (§9.2)
+    robot_level: Mapped[str] = mapped_column(String(16), default="normal")
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class TournamentPlayer(Base):
+    """A registration; ``withdrawn_at`` set when the player left (he then plays no further round)."""
+
+    __tablename__ = "tournament_players"
+    __table_args__ = (UniqueConstraint("tournament_id", "user_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    name: Mapped[str] = mapped_column(String(64))
+    team: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    team_role: Mapped[str | None] = mapped_column(String(16), nullable=True)  # "captain" or "deputy"
+    registered_at: Mapped[float] = mapped_column(Float)
+    withdrawn_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class TournamentRound(Base):
+    """A round: its draw (with the seed it is drawn from) and its durable clock (§9.2, §9.3)."""
+
+    __tablename__ = "tournament_rounds"
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    draw: Mapped[dict[str, Any]] = mapped_column(JSON)  # `RoundDraw.to_json`
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # `RoundClock.to_json`
+    status: Mapped[str] = mapped_column(String(16))  # drawn, playing, finished
+
+
+class TournamentTable(Base):
+    """A game table seated by a round's draw."""
+
+    __tablename__ = "tournament_tables"
+    __table_args__ = (UniqueConstraint("round_id", "number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("tournament_rounds.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), unique=True)
+    players: Mapped[list[Any]] = mapped_column(JSON)  # by seat: the player's name, None a robot seat
+    end: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)  # `TableEnd.to_json`
+
+
+class TournamentAdjustment(Base):
+    """A judge's tournament-point decision (§9.5)."""
+
+    __tablename__ = "tournament_adjustments"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    player: Mapped[str] = mapped_column(String(64))
+    points: Mapped[int] = mapped_column(Integer)
+    judge: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(2000))
+    round: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    at: Mapped[float] = mapped_column(Float)
+
+
+class TournamentAppeal(Base):
+    """A player's appeal against an adjustment, and its hearing (§9.5)."""
+
+    __tablename__ = "tournament_appeals"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    adjustment_id: Mapped[int] = mapped_column(ForeignKey("tournament_adjustments.id"), index=True)
+    player: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(2000))
+    filed_at: Mapped[float] = mapped_column(Float)
+    verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    heard_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    heard_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    points: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    note: Mapped[str | None] = mapped_column(String(2000), nullable=True)
+
+
+class CaptainCallRecord(Base):
+    """A player's call of his captain in the auction (RULES.md §9.6), and the one suggestion sent."""
+
+    __tablename__ = "captain_calls"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    caller: Mapped[str] = mapped_column(String(64))
+    captain: Mapped[str] = mapped_column(String(64), index=True)
+    deal_number: Mapped[int] = mapped_column(Integer)
+    started_ms: Mapped[int] = mapped_column(BigInteger)
+    suggestion: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
+class TournamentJudgeCall(Base):
+    """A player's call of the judge at a tournament table, with his words (RULES.md §9.5)."""
+
+    __tablename__ = "tournament_judge_calls"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
+    player: Mapped[str] = mapped_column(String(64))
+    words: Mapped[str] = mapped_column(String(2000))
+    at: Mapped[float] = mapped_column(Float)
+    answered_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    answered_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    answer: Mapped[str | None] = mapped_column(String(2000), nullable=True)

@@ -54,6 +54,10 @@ class Conventions(BaseModel):
     allpass_timeout_cap: int = Field(6, ge=0, le=10)
     # §9 tournament round
     round_end_warning: float = Field(600.0, ge=0, le=24 * 3600, allow_inf_nan=False)
+    # §9: set by the tournament on the tables it seats, never by a room (`conventions_from` refuses it);
+    # the pools then do not end the pulya (§7.1): the round does. Read it through
+    # `app.tournament.is_tournament_table`.
+    tournament: bool = False
 
     @field_validator("allpass_progression")
     @classmethod
@@ -83,6 +87,8 @@ def conventions_from(preset: str = "fspr-leningrad", overrides: dict[str, Any] |
         raise ConventionError(f"preset: unknown preset {preset!r} (known: {', '.join(PRESETS)})") from None
     if not overrides:
         return base
+    if "tournament" in overrides:
+        raise ConventionError("tournament: set by a tournament's draw, not by a room (§9.1)")
     try:
         return Conventions.model_validate({**base.model_dump(), **overrides})
     except ValidationError as exc:

@@ -96,6 +96,11 @@ class ErrorCode(StrEnum):
     UNKNOWN_SANCTION = "unknown_sanction", "no sanction by that id"
     ALREADY_REVOKED = "already_revoked", "the sanction has been revoked"
 
+    # ---- tournaments (RULES.md §9)
+    TOURNAMENT_STATE = "tournament_state", "the tournament's stage does not allow this now"
+    INVALID_DRAW = "invalid_draw", "the registered players cannot be seated (too few)"
+    INVALID_JUDGING = "invalid_judging", "the decision or appeal breaks §9.5 (the message says which rule)"
+
     # ---- HTTP itself (the framework's and the middleware's refusals)
     BAD_REQUEST = "bad_request", "the request could not be read"
     INVALID_REQUEST = "invalid_request", "a field of the request is invalid (``field`` names it)"

@@ -102,7 +102,8 @@ class EventFrame(_Message):
 
 
 class GameOutcome(_Message):
-    """How the game ended: ``reason`` is pool_complete, timeout, interrupted or server_fault."""
+    """How the game ended: ``reason`` is pool_complete, timeout, interrupted, server_fault or round_end (a
+    tournament round, RULES §9.3)."""
 
     reason: str
     settlement: dict[str, Any] | None = None

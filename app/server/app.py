@@ -27,6 +27,7 @@ from app.server.http.middleware import BodyLimit, SecurityHeaders
 from app.server.http.routes import (
     archive,
     auth,
+    captains,
     history,
     internal,
     invites,
@@ -34,6 +35,7 @@ from app.server.http.routes import (
     operator,
     ops,
     sanctions,
+    tournaments,
     users,
 )
 from app.server.http.ws import router as ws_router
@@ -41,6 +43,7 @@ from app.server.logs import redact_credentials_in_server_logs
 from app.server.settings import Settings, get_settings
 from app.server.storage import GroupWriter
 from app.server.tables.registry import recover_all, recover_owned, shutdown_all
+from app.server.tournaments import run_round_clocks
 from app.web import mount_site
 
 
@@ -119,6 +122,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if ctx.cluster is not None:
             background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster), name="worker-tick"))
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
+        if ctx.cluster is None or ctx.cluster.slot == 0:  # one process runs the tournaments' round clocks
+            last_alive = max(ctx.heartbeats.values(), default=None)
+            background.append(
+                asyncio.create_task(run_round_clocks(ctx, last_alive_ms=last_alive), name="round-clocks")
+            )
         try:
             yield
         finally:
@@ -167,6 +175,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(users.router)
     app.include_router(ops.router)
     app.include_router(internal.router)
+    app.include_router(captains.router)
+    app.include_router(tournaments.router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

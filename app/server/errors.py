@@ -54,6 +54,9 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.AWARD_ENDS_PULYA: 409,
     ErrorCode.SANCTION_ENDS_PULYA: 409,
     ErrorCode.ROOM_CLOSED: 409,
+    ErrorCode.TOURNAMENT_STATE: 409,
+    ErrorCode.INVALID_DRAW: 422,
+    ErrorCode.INVALID_JUDGING: 422,
     ErrorCode.TOO_MANY_TABLES: 409,
     ErrorCode.CONFLICT: 409,
     # A bug in the table's step: nothing changed and the game goes on.

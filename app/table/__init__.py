@@ -10,6 +10,7 @@ passes the time, the shuffle and the robot in, persists what the step says, then
 from app.table.commands import (
     AwardDeal,
     ClockExpiry,
+    EndRound,
     JudgeSheet,
     Resume,
     SeatAction,
@@ -22,8 +23,8 @@ from app.table.seats import Seating, normalised_action, player_action
 from app.table.step import Applied, EndedDeal, ServerMoves, Step, abort, start_game, step
 
 __all__ = [
-    "LIVE", "Applied", "AwardDeal", "ClockExpiry", "EndedDeal", "Game", "JudgeSheet", "Outcome", "Resume",
-    "RobotRequired", "SeatAction", "Seating", "ServerMoves", "Step", "StopGame", "TableCommand",
+    "LIVE", "Applied", "AwardDeal", "ClockExpiry", "EndRound", "EndedDeal", "Game", "JudgeSheet", "Outcome",
+    "Resume",    "RobotRequired", "SeatAction", "Seating", "ServerMoves", "Step", "StopGame", "TableCommand",
     "TableRefused", "TableStatus", "Termination", "abort", "normalised_action", "player_action",
     "start_game", "step",
 ]  # fmt: skip

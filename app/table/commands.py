@@ -56,4 +56,12 @@ class JudgeSheet:
     write: Callable[[ScoreSheet], ScoreSheet]
 
 
-TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal | JudgeSheet
+@dataclass(frozen=True, slots=True)
+class EndRound:
+    """A tournament round's end reaches the table (RULES §9.3): the announcement ("after the current deal,
+    4 more deals"), or, for a straggler that missed it, the end after its deal in progress."""
+
+    straggler: bool = False
+
+
+TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal | JudgeSheet | EndRound

@@ -32,6 +32,7 @@ class Termination(StrEnum):
     TIMEOUT = "timeout"  # a seat ran out of deal time and reserve (§8.3)
     INTERRUPTED = "interrupted"  # an operator's or administrator's early end (§7.7)
     FAULT = "server_fault"  # the server's own step failed; the error is in the note
+    ROUND_END = "round_end"  # a tournament round's end (§9.3): the last deal after the announcement
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,10 +38,20 @@ from app.engine.scoring.settlement import settle
 from app.engine.state import Phase, TableState, new_table
 from app.engine.views import view
 from app.protocol.codes import ErrorCode
-from app.table.commands import AwardDeal, ClockExpiry, JudgeSheet, Resume, SeatAction, StopGame, TableCommand
+from app.table.commands import (
+    AwardDeal,
+    ClockExpiry,
+    EndRound,
+    JudgeSheet,
+    Resume,
+    SeatAction,
+    StopGame,
+    TableCommand,
+)
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import Game, Outcome, TableStatus, Termination
 from app.table.seats import refuse_foreign
+from app.tournament.roundend import MORE_DEALS
 
 _OVER = (Phase.DEAL_OVER, Phase.INTERRUPTED)
 _BETWEEN_DEALS = (Phase.AWAITING_DEAL, Phase.DEAL_OVER, Phase.INTERRUPTED)
@@ -164,6 +174,8 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
             return _revise(run, record, result) if revise else _award(run, record, result)
         case JudgeSheet(write):
             return _judge(run, write)
+        case EndRound(straggler):
+            return _end_round(run, straggler)
     raise TypeError(f"not a table command: {command!r}")  # pragma: no cover
 
 
@@ -311,6 +323,25 @@ def _judge(run: _Run, write: Callable[[ScoreSheet], ScoreSheet]) -> Step:
     return run.result()
 
 
+def _end_round(run: _Run, straggler: bool) -> Step:
+    """§9.3: "after the current deal, 4 more deals", the last dealer marked on the sheet; a straggler ends
+    after its deal in progress (at once between deals). The pools never end a tournament table (§7.1)."""
+    if run.status is not TableStatus.PLAYING or not run.state.conventions.tournament:
+        raise TableRefused(ErrorCode.TOURNAMENT_STATE, "no tournament game is running at this table")
+    state = run.state
+    current = state.deal_number
+    last = current if straggler else current + MORE_DEALS
+    dealer = None if straggler else (state.dealer + last - current) % state.seats
+    try:
+        run.sheet = run.sheet.mark_round_end(last, dealer)
+    except ScoringError as exc:
+        raise TableRefused(ErrorCode.TOURNAMENT_STATE, str(exc)) from None
+    run.events.append(public("round_end", last_deal=last, last_dealer=dealer, straggler=straggler))
+    if state.phase in _BETWEEN_DEALS and current >= last:
+        _finish(run, Termination.ROUND_END, run.sheet)
+    return run.result()
+
+
 # ----------------------------------------------------------------------------------- the server's moves
 
 
@@ -327,6 +358,9 @@ def _drive(run: _Run) -> None:
                 return
             if run.sheet.finished:
                 _finish(run, Termination.POOL_COMPLETE, run.sheet)
+                return
+            if run.sheet.last_deal is not None and state.deal_number >= run.sheet.last_deal:
+                _finish(run, Termination.ROUND_END, run.sheet)  # §9.3: the round's last deal is over
                 return
         if state.phase in _BETWEEN_DEALS:
             _record(run, run.moves.shuffle(), None)

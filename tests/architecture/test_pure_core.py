@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "app"
-PURE = ("engine", "clock", "autoplay", "solver", "table", "robots")
+PURE = ("engine", "clock", "autoplay", "solver", "table", "robots", "tournament")
 FORBIDDEN = {"asyncio", "time", "datetime", "zoneinfo", "socket", "socketserver", "ssl", "select",
              "selectors", "http", "urllib", "sqlite3", "fastapi", "starlette", "uvicorn", "websockets",
              "sqlalchemy", "asyncpg", "aiosqlite", "alembic", "psycopg", "psycopg2", "posix.time",

@@ -27,6 +27,7 @@ LAYERS = [
     "tables",
     "accounts",
     "cluster",
+    "tournaments",
     "http",
     "app",
 ]

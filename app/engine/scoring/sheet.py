@@ -18,6 +18,8 @@ from app.engine.scoring.describe import describe
 from app.engine.scoring.games import game_writes, misere_writes, zastrel_writes
 from app.engine.scoring.records import Column, ScoringError, Write, whists
 
+ROUND_END = "round_end"  # the kind of the history line that marks a tournament round's end (§9.3)
+
 
 def deal_writes(result: DealResult, conventions: Conventions, allpass_step: int = 1) -> list[Write]:
     """What one deal writes (§5–§6); ``allpass_step`` is the deal's step in an all-pass series."""
@@ -76,6 +78,9 @@ class ScoreSheet:
     whists: tuple[tuple[int, ...], ...]  # whists[i][j]: whists seat i wrote on seat j
     allpass_series: int = 0  # all-pass deals in the running series
     history: tuple[HistoryLine, ...] = ()
+    # §9.3, a tournament table: the deal after which the round ends it, and that deal's dealer («галочка»)
+    last_deal: int | None = None
+    last_dealer: int | None = None
 
     @staticmethod
     def new(seats: int, conventions: Conventions | None = None) -> ScoreSheet:
@@ -86,12 +91,24 @@ class ScoreSheet:
 
     @property
     def finished(self) -> bool:
-        """The pools' sum reached n·S (§7.1); Leningradka lets a single pool pass S."""
+        """The pools' sum reached n·S (§7.1); Leningradka lets a single pool pass S. At a tournament table
+        the pools never end the pulya: the round does (§7.1, §9.3)."""
+        if self.conventions.tournament:
+            return False
         return sum(self.pools) >= self.seats * self.conventions.pool_size
 
     @property
     def deals(self) -> int:
-        return sum(line.kind not in ("timeout", "sanction") for line in self.history)
+        return sum(line.kind not in ("timeout", "sanction", ROUND_END) for line in self.history)
+
+    def mark_round_end(self, last_deal: int, last_dealer: int | None) -> ScoreSheet:
+        """§9.3: the round's end announced (or a straggler's end): the table ends after deal ``last_deal``
+        and its dealer is marked; a history line without writes records it on the sheet."""
+        if self.last_deal is not None:
+            raise ScoringError("round_end", f"the table already ends after deal {self.last_deal}")
+        dealer = "" if last_dealer is None else f", dealt by seat {last_dealer}"
+        line = HistoryLine(ROUND_END, f"round end: the last deal is deal {last_deal}{dealer}", ())
+        return replace(self.write(line), last_deal=last_deal, last_dealer=last_dealer)
 
     def apply(self, result: DealResult) -> ScoreSheet:
         """Write one deal; raises `ScoringError` for an inconsistent result or a finished pulya."""
@@ -189,6 +206,8 @@ class ScoreSheet:
             "finished": self.finished,
             "allpass_series": self.allpass_series,
             "history": [line.to_json() for line in self.history],
+            "last_deal": self.last_deal,
+            "last_dealer": self.last_dealer,
         }
 
     @staticmethod
@@ -198,7 +217,13 @@ class ScoreSheet:
         sheet = ScoreSheet.new(seats, Conventions.model_validate(data["conventions"]))
         for line in data["history"]:
             sheet = sheet.write(HistoryLine.from_json(line))
-        sheet = replace(sheet, allpass_series=int(data.get("allpass_series", 0)))
+        last_deal, last_dealer = data.get("last_deal"), data.get("last_dealer")
+        sheet = replace(
+            sheet,
+            allpass_series=int(data.get("allpass_series", 0)),
+            last_deal=None if last_deal is None else int(last_deal),
+            last_dealer=None if last_dealer is None else int(last_dealer),
+        )
         stored = (list(data["pools"]), list(data["mountains"]), [list(r) for r in data["whists"]])
         if stored != (list(sheet.pools), list(sheet.mountains), [list(r) for r in sheet.whists]):
             raise ScoringError("history", "the stored columns do not match the history")

@@ -51,6 +51,7 @@ from app.server.tables.commands import (
     Leave,
     Resync,
     Retry,
+    RoundEnd,
     SeatError,
     Sit,
     Stop,
@@ -310,6 +311,10 @@ class TableActor:
                 await self._run_step(judge.command)
                 if not judge.reply.done():
                     judge.reply.set_result(self._sheet_now())
+            case RoundEnd() as end:  # a tournament round's end (RULES §9.3)
+                await self._run_step(end.command)
+                if not end.reply.done():
+                    end.reply.set_result(self._sheet_now())
 
     def _unload_if_idle(self) -> None:
         if not self.connections and self.queue.empty() and self.game is not None and self.game.is_over:

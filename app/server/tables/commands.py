@@ -16,7 +16,7 @@ from app.engine.result import DealResult
 from app.protocol.codes import ErrorCode
 from app.server.connections.connection import Connection
 from app.server.timebase import MonoMs
-from app.table.commands import JudgeSheet
+from app.table.commands import EndRound, JudgeSheet
 
 UNSTAMPED = MonoMs(0)  # an `Act` not yet taken by its table
 
@@ -109,8 +109,17 @@ class Judge:
     reply: asyncio.Future[dict[str, Any]]
 
 
-Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge
-Replying = Sit | Leave | Stop | Award | Judge
+@dataclass(slots=True)
+class RoundEnd:
+    """A tournament round's end reaching the table (RULES §9.3), sent by the round's clock; the reply is
+    the table's sheet after the mark."""
+
+    command: EndRound
+    reply: asyncio.Future[dict[str, Any]]
+
+
+Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge | RoundEnd
+Replying = Sit | Leave | Stop | Award | Judge | RoundEnd
 
 
 def fail(command: Command, exc: BaseException) -> None:

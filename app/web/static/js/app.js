@@ -17,7 +17,10 @@ const ROUTES = [
   [/^#\/games$/, () => import("./pages/games.js")],
   [/^#\/admin\/deals\/(\d+)$/, () => import("./pages/admin_deal.js")],
   [/^#\/admin\/tables\/(\d+)$/, () => import("./pages/admin_game.js")],
+  [/^#\/admin\/appeals$/, () => import("./pages/admin_appeals.js")],
   [/^#\/admin$/, () => import("./pages/admin.js")],
+  [/^#\/tournaments\/(\d+)$/, () => import("./pages/tournament.js")],
+  [/^#\/tournaments$/, () => import("./pages/tournaments.js")],
   [/^#\/operator$/, () => import("./pages/operator.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],
 ];
@@ -50,8 +53,10 @@ function renderNav() {
       ? [
           h("a", { href: "#/lobby" }, t("lobby")),
           h("a", { href: "#/games" }, t("my_games")),
+          h("a", { href: "#/tournaments", "data-nav": "tournaments" }, t("tournaments")),
           user.role === "operator" || user.role === "admin" ? h("a", { href: "#/operator", "data-nav": "operator" }, t("nav_operator")) : null,
           user.role === "admin" ? h("a", { href: "#/admin", "data-nav": "admin" }, t("nav_admin")) : null,
+          user.role === "admin" ? h("a", { href: "#/admin/appeals", "data-nav": "appeals" }, t("appeals")) : null,
           h("span", { class: "whoami", "data-user": user.name }, user.name),
           h("button", { type: "button", "data-action": "logout", onclick: async () => { await signOut(); location.hash = "#/login"; } }, t("logout")),
         ]

@@ -30,7 +30,10 @@ export interface EventFrame {
   kind: string;
 }
 
-/** How the game ended: ``reason`` is pool_complete, timeout, interrupted or server_fault. */
+/**
+ * How the game ended: ``reason`` is pool_complete, timeout, interrupted, server_fault or round_end (a
+ * tournament round, RULES §9.3).
+ */
 export interface GameOutcome {
   reason: string;
   settlement?: Record<string, unknown> | null;

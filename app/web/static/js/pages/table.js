@@ -11,6 +11,8 @@ import { t, onLangChange } from "../i18n.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { TableSocket } from "../socket.js";
 import { auctionElement, biddingElement } from "../table/bidding.js";
+import { captainElement } from "../table/captain.js";
+import { judgeCallElement } from "../table/judgecall.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
@@ -103,6 +105,22 @@ export function mount(root, params) {
     if (view?.phase !== "discard") ui.selected.clear(); // a selection only lives through one discard
   }
 
+  /**
+   * A tournament round's end (RULES §9.3), as the sheet records it: "after the current deal — 4 more deals"
+   * with the last dealer marked, or a straggler's end after its deal in progress.
+   * @param {TableState | null} state
+   */
+  function roundEnd(state) {
+    const sheet = /** @type {any} */ (state?.sheet);
+    if (!sheet || sheet.last_deal == null) return null;
+    const dealer = sheet.last_dealer == null ? null : names()[sheet.last_dealer];
+    return h(
+      "div",
+      { class: "banner warn", "data-round-end": sheet.last_deal, "data-last-dealer": sheet.last_dealer ?? "" },
+      dealer === null ? t("round_end_straggler", { n: sheet.last_deal }) : t("round_end_announced", { n: sheet.last_deal, dealer }),
+    );
+  }
+
   function names() {
     const seats = socket.state?.seats ?? [];
     return seats.map((s) => s.user ?? t("free_seat"));
@@ -137,7 +155,7 @@ export function mount(root, params) {
         "data-connection": socket.link,
         "data-my-seat": state ? state.seat ?? "" : undefined,
       },
-      h("div", { class: "alerts", role: "alert" }, banner, state ? null : notice),
+      h("div", { class: "alerts", role: "alert" }, banner, state ? null : notice, roundEnd(state)),
       h("div", { class: "notices", role: "status" }, state ? notice : null),
       state ? tableView(state) : h("p", {}, "…"),
     );
@@ -212,6 +230,8 @@ export function mount(root, params) {
         h("div", { class: "opponents" }, ...others.map((s) => seatElement(model, s))),
         centreElement(model),
         playing && (v.phase === "bidding" || v.phase === "dealer_invitation") ? biddingElement(model) : null,
+        playing && state.seat !== null ? captainElement(tableId, state, render) : null,
+        playing && state.seat !== null ? judgeCallElement(tableId, state, render) : null,
         playing ? declarerElement(model) : null,
         playing ? whistingElement(model) : null,
         state.seat !== null ? seatElement(model, state.seat) : null,
