@@ -256,6 +256,8 @@ class RateBucket(Base):
     tokens: Mapped[float] = mapped_column(Float)
     stamp: Mapped[float] = mapped_column(Float, index=True)  # wall seconds of the last attempt
     allowed: Mapped[bool] = mapped_column(Boolean)  # whether the last attempt was let through
+
+
 class Tournament(Base):
     """A tournament run by a room's operator (RULES.md §9.1); ``status``: `app.server.tournaments`."""
 
