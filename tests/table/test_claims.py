@@ -1,13 +1,7 @@
-"""Claims (RULES.md §4.10) through the pure table step, with fixed decks and a fake time source.
-
-Three seats, seat 0 deals: seat 1 is first hand and declares; seat 2 speaks first in the whisting.
-Seat 1 holds every spade: with hA h7 kept after the discard he takes exactly 9 tricks in spades (h7 is
-lost), with hA hK every trick. Seat 2 holds the clubs, seat 0 the diamonds.
-"""
+"""Claims (RULES.md §4.10) through the pure table step, with fixed decks (`claim_deals`) and a fake
+time source."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 
@@ -15,8 +9,6 @@ from app.autoplay.claims import judge_claim
 from app.engine import (
     AnswerClaim,
     Bid,
-    CallWhist,
-    ChoosePlay,
     Claim,
     ClaimVerdict,
     DealKind,
@@ -28,8 +20,6 @@ from app.engine import (
     PassBid,
     Phase,
     PlayCard,
-    PlayMode,
-    WhistCall,
     apply,
     legal_actions,
     replay,
@@ -39,68 +29,24 @@ from app.engine.cards import parse_cards
 from app.engine.claims import claim_options
 from app.table import SeatAction, TableRefused
 from tests.engine.helpers import deal_of
-from tests.table.helpers import Table, deck
-
-NINE_TRICKS = deck(
-    "sA sK sQ sJ sT s9 s8 s7 hA h7", "c7 c8 c9 cT cJ cQ cK cA hK hQ", "d7 d8 d9 dT dJ dQ dK dA h8 h9", "hT hJ"
+from tests.table.claim_deals import (
+    CLEAN_MISERE,
+    LOSING_MISERE,
+    MINUTES,
+    NINE_TRICKS,
+    TEN_TRICKS,
+    bid_misere,
+    play_to_claim,
+    whist_round,
 )
-TEN_TRICKS = deck(
-    "sA sK sQ sJ sT s9 s8 s7 hA hK", "c7 c8 c9 cT cJ cQ cK cA h7 h8", "d7 d8 d9 dT dJ dQ dK dA h9 hT", "hJ hQ"
-)
-# A clean misère (7, 8 of every suit and s9 c9) and one that must take a heart (hA beside h7).
-CLEAN_MISERE = deck(
-    "s7 s8 s9 c7 c8 c9 d7 d8 h7 h8", "sT sJ sQ cT cJ cQ d9 dT h9 hT", "sK sA cK cA dJ dQ dK hJ hQ hK", "dA hA"
-)
-LOSING_MISERE = deck(
-    "s7 s8 s9 c7 c8 c9 d7 d8 h7 hA", "sT sJ sQ cT cJ cQ d9 dT h9 hT", "sK sA cK cA dJ dQ dK hJ hQ hK", "dA h8"
-)
-MINUTES: dict[str, Any] = {"deal_time": 60, "reserve_time": 60}
-
-
-def _contract(table: Table, whisters: tuple[int, ...] = (2,), mode: PlayMode = PlayMode.CLOSED) -> None:
-    """Seat 1 wins 6♠, discards the talon, names 6♠; ``whisters`` whist; he leads sA in the dark."""
-    table.act(MakeBid(1, Bid.parse("6s")))
-    table.act(PassBid(2))
-    table.act(PassBid(0))
-    table.act(Discard(1, (deal_of(table.game.state).talon[0], deal_of(table.game.state).talon[1])))
-    table.act(NameContract(1, Bid.parse("6s")))
-    _whist(table, whisters)
-    table.act(PlayCard(1, parse_cards(["sA"])[0]))
-    if table.game.state.phase is Phase.PLAY_MODE:
-        table.act(ChoosePlay(2 if 2 in whisters else 0, mode))
-    _follow(table)
-
-
-def _whist(table: Table, whisters: tuple[int, ...]) -> None:
-    while table.game.state.phase is Phase.WHISTING:
-        seat = table.game.to_act()
-        assert seat is not None
-        wanted = WhistCall.WHIST if seat in whisters else WhistCall.PASS
-        table.act(CallWhist(seat, wanted))
-
-
-def _follow(table: Table) -> None:
-    """The defence plays its lowest legal card until the declarer is to play."""
-    while table.game.state.phase is Phase.PLAY and deal_of(table.game.state).turn != 1:
-        seat = table.game.to_act()
-        assert seat is not None
-        cards = [a for a in legal_actions(table.game.state) if isinstance(a, PlayCard)]
-        table.act(min(cards, key=lambda a: (a.card.rank, a.card.suit)))
-
-
-def _misere(table: Table) -> None:
-    table.act(MakeBid(1, Bid.parse("misere")))
-    table.act(PassBid(2))
-    table.act(PassBid(0))
-    talon = deal_of(table.game.state).talon
-    table.act(Discard(1, (talon[0], talon[1])))
+from tests.table.helpers import Table
 
 
 def test_a_claim_accepted_ends_the_deal_with_the_claimed_tricks() -> None:
     """§4.10: at his turn the declarer claims the rest; his hand is shown to all; the lone whister
     answers on his own clock; on accept the deal ends with the tricks claimed."""
     table = Table.start(TEN_TRICKS, **MINUTES)
-    _contract(table)
+    play_to_claim(table)
     state = table.game.state
     assert claim_options(state) == tuple(range(10))  # a lone whister: any number of the 9 remaining
     assert "claims" in view(state, 1) and "claims" not in view(state, 2)
@@ -128,7 +74,7 @@ def test_a_claim_accepted_ends_the_deal_with_the_claimed_tricks() -> None:
 
 def test_a_number_of_tricks_claimed_and_accepted_gives_the_rest_to_the_whister() -> None:
     table = Table.start(NINE_TRICKS, **MINUTES)
-    _contract(table)
+    play_to_claim(table)
     table.act(Claim(1, 8))
     result = table.act(AnswerClaim(2, True)).deals[-1].result
     assert result.tricks == {1: 9, 2: 1, 0: 0}
@@ -137,7 +83,7 @@ def test_a_number_of_tricks_claimed_and_accepted_gives_the_rest_to_the_whister()
 def test_a_rejected_claim_that_stands_ends_the_deal_as_if_accepted() -> None:
     """§4.10: the rejection ends the wait; the solver, from the true position, upholds the claim."""
     table = Table.start(NINE_TRICKS, **MINUTES)
-    _contract(table)
+    play_to_claim(table)
     table.act(Claim(1, 8))
     judged = table.act(AnswerClaim(2, False))
     verdicts = [a.action for a in judged.applied if isinstance(a.action, ClaimVerdict)]
@@ -151,7 +97,7 @@ def test_a_rejected_claim_that_fails_is_void_play_goes_on_open_and_no_second_cla
     """§4.10: the declarer cannot take all nine (h7 is lost): the claim is void, play goes on at his turn
     with his hand open to everyone, and he may not claim again in this deal."""
     table = Table.start(NINE_TRICKS, **MINUTES)
-    _contract(table)
+    play_to_claim(table)
     table.act(Claim(1, 9))
     judged = table.act(AnswerClaim(2, False))
     assert [e.kind for e in judged.events] == ["claim_answer", "claim_verdict"]
@@ -175,7 +121,7 @@ def test_a_rejected_claim_that_fails_is_void_play_goes_on_open_and_no_second_cla
 
 def test_out_of_turn_claims_and_claims_by_a_defender_are_refused() -> None:
     table = Table.start(NINE_TRICKS, **MINUTES)
-    _contract(table)
+    play_to_claim(table)
     table.act(PlayCard(1, parse_cards(["sK"])[0]))  # now seat 2 is to play
     state = table.game.state
     with pytest.raises(NotYourTurn):
@@ -196,7 +142,7 @@ def test_a_claim_waits_for_the_lone_whisters_choice_after_a_dark_lead() -> None:
     table.act(PassBid(0))
     table.act(Discard(1, (deal_of(table.game.state).talon[0], deal_of(table.game.state).talon[1])))
     table.act(NameContract(1, Bid.parse("6s")))
-    _whist(table, (2,))
+    whist_round(table, (2,))
     assert table.game.state.phase is Phase.PLAY and claim_options(table.game.state) == ()
     with pytest.raises(IllegalAction, match="open/closed choice"):
         table.act(Claim(1, 10))
@@ -204,7 +150,7 @@ def test_a_claim_waits_for_the_lone_whisters_choice_after_a_dark_lead() -> None:
 
 def test_with_two_whisters_only_the_rest_may_be_claimed_and_both_answer_in_turn() -> None:
     table = Table.start(TEN_TRICKS, **MINUTES)
-    _contract(table, whisters=(2, 0))
+    play_to_claim(table, whisters=(2, 0))
     assert claim_options(table.game.state) == (9,)
     with pytest.raises(IllegalAction):
         table.act(Claim(1, 8))
@@ -219,7 +165,7 @@ def test_with_two_whisters_only_the_rest_may_be_claimed_and_both_answer_in_turn(
 def test_a_clean_misere_claim_accepted_by_both_catchers() -> None:
     """§4.10: on a misère, "I take none of the rest"; both catching seats answer."""
     table = Table.start(CLEAN_MISERE, **MINUTES)
-    _misere(table)
+    bid_misere(table)
     assert claim_options(table.game.state) == (0,)
     table.act(Claim(1, 0))
     assert table.game.to_act() == 2
@@ -232,7 +178,7 @@ def test_a_clean_misere_claim_accepted_by_both_catchers() -> None:
 
 def test_a_misere_claim_rejected_and_upheld() -> None:
     table = Table.start(CLEAN_MISERE, **MINUTES)
-    _misere(table)
+    bid_misere(table)
     table.act(Claim(1, 0))
     judged = table.act(AnswerClaim(2, False))  # the first rejection ends the wait: seat 0 is not asked
     kinds = [e.kind for e in judged.events]
@@ -244,7 +190,7 @@ def test_a_misere_claim_rejected_and_upheld() -> None:
 def test_a_misere_claim_rejected_and_void() -> None:
     """The declarer must take a heart (hA behind h7): void; the defenders' hands lie open after his lead."""
     table = Table.start(LOSING_MISERE, **MINUTES)
-    _misere(table)
+    bid_misere(table)
     table.act(Claim(1, 0))
     table.act(AnswerClaim(2, True))
     judged = table.act(AnswerClaim(0, False))
@@ -259,7 +205,7 @@ def test_a_misere_claim_rejected_and_void() -> None:
 def test_a_seat_out_of_time_while_answering_rejects() -> None:
     """§4.10: running out of time while answering is a rejection (here the claim then stands)."""
     table = Table.start(NINE_TRICKS, deal_time=1, reserve_time=0)
-    _contract(table)
+    play_to_claim(table)
     table.act(Claim(1, 8))
     expired = table.expire()
     kinds = [a.action.type for a in expired.applied]
@@ -269,7 +215,7 @@ def test_a_seat_out_of_time_while_answering_rejects() -> None:
 
 def test_claims_off_refuses_every_claim() -> None:
     table = Table.start(TEN_TRICKS, claims=False, **MINUTES)
-    _contract(table)
+    play_to_claim(table)
     assert claim_options(table.game.state) == ()
     with pytest.raises(IllegalAction, match="off"):
         table.act(Claim(1, 9))
@@ -278,7 +224,7 @@ def test_claims_off_refuses_every_claim() -> None:
 def test_an_undecided_verdict_voids_the_claim() -> None:
     """§4.10: if the solver cannot decide within its node budget the claim is void."""
     table = Table.start(NINE_TRICKS, **MINUTES)
-    _contract(table)
+    play_to_claim(table)
     table.act(Claim(1, 9))
     rejected, _ = apply(table.game.state, AnswerClaim(2, False))
     assert judge_claim(rejected, node_budget=10) == ClaimVerdict("undecided")
@@ -289,7 +235,7 @@ def test_an_undecided_verdict_voids_the_claim() -> None:
 
 def test_a_claim_and_its_verdict_replay_from_the_log() -> None:
     table = Table.start(NINE_TRICKS, **MINUTES)
-    _contract(table)
+    play_to_claim(table)
     table.act(Claim(1, 9))
     table.act(AnswerClaim(2, False))
     log = [a.action for s in table.steps for a in s.applied]
