@@ -11,6 +11,7 @@ import { t, onLangChange } from "../i18n.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { TableSocket } from "../socket.js";
 import { auctionElement, biddingElement } from "../table/bidding.js";
+import { claimElement } from "../table/claim.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
@@ -214,6 +215,7 @@ export function mount(root, params) {
         playing && (v.phase === "bidding" || v.phase === "dealer_invitation") ? biddingElement(model) : null,
         playing ? declarerElement(model) : null,
         playing ? whistingElement(model) : null,
+        playing ? claimElement(model) : null,
         state.seat !== null ? seatElement(model, state.seat) : null,
         myHand ? handElement(model, /** @type {number} */ (state.seat), myHand) : null,
       ),
