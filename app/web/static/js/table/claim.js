@@ -10,7 +10,7 @@ import { actionButton, legalOf, nameOf } from "./model.js";
 /** @typedef {import("./model.js").Model} Model */
 
 /**
- * The claim in words: who claims what, the answers so far, the solver's verdict.
+ * The claim in words: who claims what and the answers so far (the verdict: `verdictWords`).
  * @param {any} claim the view's (or the deal record's) `claim`
  * @param {boolean} misere
  * @param {(seat: number) => string} name
@@ -29,8 +29,12 @@ export function claimWords(claim, misere, name) {
   for (const [seat, accepted] of claim.answers) {
     lines.push(t(accepted ? "claim_accepted_by" : "claim_rejected_by", { name: name(seat) }));
   }
-  if (claim.verdict) lines.push(t(`claim_verdict_${claim.verdict}`));
   return lines;
+}
+
+/** The solver's verdict on a rejected claim, in words ("" before there is one). @param {any} claim */
+export function verdictWords(claim) {
+  return claim?.verdict ? t(`claim_verdict_${claim.verdict}`) : "";
 }
 
 /** @param {Model} model */
@@ -51,6 +55,7 @@ export function claimElement(model) {
     const waiting = view.phase === "claim" && view.to_act !== null && view.to_act !== undefined;
     parts.push(
       ...claimWords(claim, misere, name).map((line, i) => h("p", { key: `w${i}`, class: i ? "claim-line" : "claim-head" }, line)),
+      claim.verdict ? h("p", { class: "claim-verdict", "data-claim-verdict": claim.verdict }, verdictWords(claim)) : null,
       waiting && !answers.length ? h("p", { class: "claim-wait" }, t("claim_waiting", { name: name(view.to_act) })) : null,
     );
     if (answers.length) {

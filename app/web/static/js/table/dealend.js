@@ -2,7 +2,7 @@
 import { bidText, cardElement, sortHand } from "../cards.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { claimWords } from "./claim.js";
+import { claimWords, verdictWords } from "./claim.js";
 import { nameOf } from "./model.js";
 
 /** @typedef {import("./model.js").Model} Model */
@@ -48,7 +48,7 @@ export function dealEndElement(model) {
     h("h3", {}, `${t("deal_result")} — ${t("deal_n", { n: last.number })}`),
     h("p", { class: "result-words", "data-result": "" }, resultWords(last.result, last.line, (s) => nameOf(model, s))),
     last.record?.claim
-      ? h("p", { class: "claim-words", "data-deal-claim": last.record.claim.verdict ?? "accepted" }, claimWords(last.record.claim, String(last.result?.contract ?? "").startsWith("misere"), (s) => nameOf(model, s)).join(". "))
+      ? h("p", { class: "claim-words", "data-deal-claim": last.record.claim.verdict ?? "accepted" }, [...claimWords(last.record.claim, String(last.result?.contract ?? "").startsWith("misere"), (s) => nameOf(model, s)), verdictWords(last.record.claim)].filter(Boolean).join(". "))
       : null,
     h(
       "div",
