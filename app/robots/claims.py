@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import combinations
+from math import comb
 from typing import Any
 
 from app.engine.actions import AnswerClaim, Claim
@@ -30,6 +31,7 @@ from app.solver import Position, Solver, SolverError
 
 MAX_LAYOUTS = 120  # layouts solved for one proof; more and the robot does not try
 NODE_BUDGET = 400_000  # solver nodes per layout
+_SCAN_LIMIT = 5_000  # placements (before the voids shown) scanned for the layouts that fit
 
 
 def all_layouts(know: Knowledge, limit: int = MAX_LAYOUTS) -> list[Layout] | None:
@@ -37,6 +39,11 @@ def all_layouts(know: Knowledge, limit: int = MAX_LAYOUTS) -> list[Layout] | Non
     there are more than ``limit``."""
     slots = sorted(know.slots.items())
     out: list[Layout] = []
+    unconstrained, left = 1, len(know.pool)
+    for _, size in slots:
+        unconstrained, left = unconstrained * comb(left, size), left - size
+    if unconstrained > _SCAN_LIMIT:  # far too many to prove anything: do not even scan them
+        return None
 
     def place(index: int, left: tuple[Card, ...], layout: Layout) -> Iterator[Layout]:
         if index == len(slots):

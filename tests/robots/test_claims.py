@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from app.autoplay.claims import judge_claim
-from app.engine import AnswerClaim, Claim, PlayMode, apply, legal_actions, view
+from app.engine import AnswerClaim, Claim, PlayCard, PlayMode, apply, legal_actions, view
+from app.engine.cards import parse_cards
 from app.engine.claims import claim_options
-from app.robots import decide
+from app.robots import Robot, decide
 from tests.table.claim_deals import (
     CLEAN_MISERE,
     LOSING_MISERE,
@@ -16,6 +17,7 @@ from tests.table.claim_deals import (
     NINE_TRICKS,
     TEN_TRICKS,
     bid_misere,
+    follow_to_declarer,
     play_to_claim,
 )
 from tests.table.helpers import Table
@@ -71,3 +73,21 @@ def test_a_strong_declarer_does_not_claim_what_he_cannot_prove() -> None:
     assert claim_options(state)
     action = decide(view(state, 1), legal_actions(state), 1, "strong")
     assert not isinstance(action, Claim)
+
+
+def test_a_strong_declarer_against_closed_hands_claims_once_few_layouts_are_left() -> None:
+    """Closed whist: early on the defenders' hidden cards allow too many layouts to prove anything; with
+    three tricks left every layout is solved and the rest is proven his. The robot remembers the tricks
+    it saw, as at a server table (it sees every view of its seat)."""
+    table = Table.start(TEN_TRICKS, **MINUTES)
+    robot = Robot("strong")
+    play_to_claim(table)
+    state = table.game.state
+    assert not isinstance(robot.act(view(state, 1), legal_actions(state), 1), Claim)
+    for card in ("sK", "sQ", "sJ", "sT", "s9", "s8"):
+        table.act(PlayCard(1, parse_cards([card])[0]))
+        follow_to_declarer(table)  # the trick is complete: its view shows it as the last trick
+        robot.observe(view(table.game.state, 1))
+    state = table.game.state
+    assert claim_options(state)[-1] == 3
+    assert robot.act(view(state, 1), legal_actions(state), 1) == Claim(1, 3)
