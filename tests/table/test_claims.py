@@ -9,6 +9,7 @@ from app.autoplay.claims import judge_claim
 from app.engine import (
     AnswerClaim,
     Bid,
+    CallWhist,
     Claim,
     ClaimVerdict,
     DealKind,
@@ -20,6 +21,7 @@ from app.engine import (
     PassBid,
     Phase,
     PlayCard,
+    WhistCall,
     apply,
     legal_actions,
     replay,
@@ -28,7 +30,7 @@ from app.engine import (
 from app.engine.cards import parse_cards
 from app.engine.claims import claim_options
 from app.table import SeatAction, TableRefused
-from tests.engine.helpers import deal_of
+from tests.engine.helpers import deal_of, discard, run, start
 from tests.table.claim_deals import (
     CLEAN_MISERE,
     LOSING_MISERE,
@@ -240,3 +242,23 @@ def test_a_claim_and_its_verdict_replay_from_the_log() -> None:
     table.act(AnswerClaim(2, False))
     log = [a.action for s in table.steps for a in s.applied]
     assert replay(log, 3, table.game.state.conventions) == table.game.state
+
+
+def test_after_a_dealer_whist_the_dealer_alone_answers_and_sees_the_claimers_hand() -> None:
+    """§4.10 at 4 seats: the dealer who whisted answers alone; the unclaimed tricks go to the defence."""
+    state = start(seats=4, dealer=0, hands={1: "sA sK sQ sJ sT s9 s8 s7 hA hK"}, talon="h7 h8")
+    state = run(state, MakeBid(1, Bid.parse("6s")), PassBid(2), PassBid(3), discard(1, "h7 h8"))
+    state = run(state, NameContract(1, Bid.parse("6s")), CallWhist(2, WhistCall.PASS))
+    state = run(state, CallWhist(3, WhistCall.PASS), CallWhist(0, WhistCall.WHIST))
+    state = run(state, PlayCard(1, parse_cards(["sA"])[0]))
+    while deal_of(state).turn != 1:
+        state = run(state, legal_actions(state)[0])
+    assert claim_options(state) == tuple(range(10))
+    assert "1" not in view(state, 0)["deal"]["hands"]
+    state = run(state, Claim(1, 8))
+    assert deal_of(state).claim is not None and deal_of(state).claim.answerers == (0,)  # type: ignore[union-attr]
+    assert view(state, 0)["to_act"] == 0 and view(state, 0)["deal"]["hands"]["1"]
+    state = run(state, AnswerClaim(0, True))
+    assert state.phase is Phase.DEAL_OVER
+    tricks = state.last_result.tricks  # type: ignore[union-attr]
+    assert tricks == {1: 9, 2: 1, 3: 0}
