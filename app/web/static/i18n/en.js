@@ -51,6 +51,7 @@ export default {
   claim_hint: "Claim instead of playing a card: how many of the {r} remaining tricks are yours? Your hand is then shown to everyone.",
   claim_hint_misere: "Claim that you take none of the remaining tricks? Your hand is then shown to everyone.",
   claim_rest: "The rest are mine ({n})",
+  claim_n: "Claim {n} of the remaining tricks",
   claim_none: "I take none of the rest",
   claim_made: "{name} claims {n} of the remaining {r} tricks",
   claim_made_rest: "{name} claims all the remaining tricks ({n})",

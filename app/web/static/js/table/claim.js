@@ -83,7 +83,7 @@ export function claimElement(model) {
           actionButton(
             model,
             { type: "claim", seat, tricks: n },
-            { key: n, class: n === most ? "primary" : undefined, "data-claim": n },
+            { key: n, class: n === most ? "primary" : undefined, "data-claim": n, title: t("claim_n", { n }), "aria-label": t("claim_n", { n }) },
             misere ? t("claim_none") : n === most ? t("claim_rest", { n }) : String(n),
           ),
         ),
