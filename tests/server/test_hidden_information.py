@@ -77,7 +77,8 @@ def knowledge(state: TableState, deal_actions: list[Action], viewer: int | None)
         isinstance(a, CallWhist) and a.seat == state.dealer and a.call is WhistCall.WHIST
         for a in deal_actions
     )
-    misere_down = deal.contract is not None and deal.contract.is_misere and state.phase is Phase.PLAY
+    playing = state.phase in (Phase.PLAY, Phase.CLAIM)  # a claim (§4.10) stops play, hands stay down
+    misere_down = deal.contract is not None and deal.contract.is_misere and playing
     if opened or dealer_whist or misere_down:
         for seat in defenders:
             known |= hand(seat)
