@@ -34,9 +34,11 @@ from typing import Any, Protocol
 from app.autoplay.record import InterruptedDeal
 from app.engine.actions import (
     Action,
+    AnswerClaim,
     AnswerInvitation,
     CallWhist,
     ChoosePlay,
+    ClaimVerdict,
     Discard,
     Interrupt,
     PassBid,
@@ -64,6 +66,14 @@ class Robot(Protocol):
 
     def misere_discard(self, state: TableState) -> tuple[Card, Card]:
         """Two cards for the misère declarer to discard, from his twelve cards only (not the others')."""
+        ...
+
+
+class TableRobot(Robot, Protocol):
+    """The robots a table step needs: those of §8.4 and the solver that judges a rejected claim."""
+
+    def judge_claim(self, state: TableState) -> ClaimVerdict:
+        """The solver's verdict on a rejected claim (§4.10), from the true position."""
         ...
 
 
@@ -152,6 +162,8 @@ def _act(run: _Run, seat: int, robot: Robot) -> str | None:
         run.apply(_auto_whist(state, seat))
     elif phase is Phase.PLAY_MODE:
         run.apply(ChoosePlay(seat, PlayMode.CLOSED))
+    elif phase is Phase.CLAIM:
+        run.apply(AnswerClaim(seat, False))  # §4.10: a seat out of time while answering rejects
     elif phase is Phase.DISCARD:
         if deal.bid is None or not deal.bid.is_misere:
             return REASON_NO_CONTRACT

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.engine.actions import ClaimVerdict
 from app.engine.cards import Card, Suit
 from app.engine.state import TALON, Phase, TableState
 from app.solver import CancelToken, Position, Solver, misere_discard
@@ -79,6 +80,13 @@ class SolverRobot:
         # Stops at the first optimal card in (rank, suit) order: the same card as `solve(...).lowest`.
         card, _ = self._session.lowest_optimal(position, node_budget=self.node_budget)
         return card
+
+    def judge_claim(self, state: TableState) -> ClaimVerdict:
+        """§4.10: the verdict on a rejected claim, from the true position, within the card budget."""
+        from app.autoplay.claims import judge_claim
+
+        return judge_claim(state, node_budget=self.node_budget, implementation=self.implementation,
+                           cancel=self.cancel)  # fmt: skip
 
     def misere_discard(self, state: TableState) -> tuple[Card, Card]:
         """§8.4: from the declarer's twelve cards only; the other hands are not looked at."""

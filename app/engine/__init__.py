@@ -5,9 +5,12 @@ Nothing here does I/O or reads the clock: the server feeds actions in and sends 
 
 from app.engine.actions import (
     Action,
+    AnswerClaim,
     AnswerInvitation,
     CallWhist,
     ChoosePlay,
+    Claim,
+    ClaimVerdict,
     DealerLook,
     Discard,
     Interrupt,
@@ -35,7 +38,8 @@ from app.engine.state import TALON, DealState, Phase, TableState, new_table
 from app.engine.views import view
 
 __all__ = [
-    "DECK", "TALON", "Action", "AnswerInvitation", "Bid", "CallWhist", "Card", "ChoosePlay",
+    "DECK", "TALON", "Action", "AnswerClaim", "AnswerInvitation", "Bid", "CallWhist", "Card", "ChoosePlay",
+    "Claim", "ClaimVerdict",
     "ConventionError", "Conventions", "DealKind", "DealResult", "DealState", "DealerLook", "Discard",
     "EngineError", "Event", "GameOver", "IllegalAction", "Interrupt", "InviteDealer", "MakeBid",
     "MalformedAction", "NameContract", "NotYourTurn", "PassBid", "Phase", "PlayCard", "PlayMode", "Rank",

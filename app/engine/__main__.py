@@ -9,13 +9,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from app.engine.actions import Action, PlayCard, shuffle_action
+from app.engine.actions import CLAIM_VERDICTS, Action, Claim, ClaimVerdict, PlayCard, shuffle_action
 from app.engine.audit import Knowledge, cards_in, conserved, play_is_legal
+from app.engine.claims import awaits_verdict, claim_options
 from app.engine.errors import EngineError
 from app.engine.machine import apply, legal_actions
 from app.engine.replay import replay_json, state_to_json
 from app.engine.result import DealKind
-from app.engine.state import Phase, new_table
+from app.engine.state import Phase, TableState, new_table
 from app.engine.views import view
 
 
@@ -26,12 +27,24 @@ def choose(actions: list[Action], rng: random.Random) -> Action:
     return rng.choice(actions)
 
 
+def next_action(state: TableState, rng: random.Random) -> Action:
+    """A random next action; the declarer claims a fifth of the times he may (§4.10). A rejected claim gets
+    a random verdict: the audit checks what the views show, the solver's verdicts are tested elsewhere."""
+    if awaits_verdict(state):
+        return ClaimVerdict(rng.choice(CLAIM_VERDICTS))
+    claims = claim_options(state)
+    if claims and rng.random() < 0.2:
+        assert state.deal is not None and state.deal.declarer is not None
+        return Claim(state.deal.declarer, rng.choice(claims))
+    return choose(legal_actions(state), rng)
+
+
 def run_random(seats: int, deals: int, seed: int, check_views: bool = True) -> dict[str, Any]:
     rng = random.Random(seed)
     state = new_table(seats, first_dealer=rng.randrange(seats))
     viewers: list[int | None] = [*range(seats), None]
     stats: dict[str, Any] = {"seats": seats, "seed": seed, "deals": 0, "allpass": 0, "misere": 0,
-                             "contracts": 0, "zastrel": 0, "no_play": 0, "errors": 0,
+                             "contracts": 0, "zastrel": 0, "no_play": 0, "claims": 0, "errors": 0,
                              "error_samples": []}  # fmt: skip
 
     def fail(message: str) -> None:
@@ -63,7 +76,7 @@ def run_random(seats: int, deals: int, seed: int, check_views: bool = True) -> d
                 fail("cards not conserved")
             if state.phase is Phase.DEAL_OVER:
                 break
-            action = choose(legal_actions(state), rng)
+            action = next_action(state, rng)
         result = state.last_result
         assert result is not None and state.deal is not None
         stats["deals"] += 1
@@ -75,9 +88,15 @@ def run_random(seats: int, deals: int, seed: int, check_views: bool = True) -> d
             stats["zastrel"] += 1
         else:
             stats["contracts"] += 1
+        claim = state.deal.claim
+        stats["claims"] += claim is not None
+        # A claim that ends the deal (§4.10) leaves its remaining tricks unplayed.
+        unplayed = claim.remaining if claim is not None and not claim.void else 0
         if result.tricks is None:
             stats["no_play"] += 1
-        elif len(state.deal.tricks) != 10 or sum(result.tricks.values()) + result.talon_tricks != 10:
+        elif (
+            len(state.deal.tricks) + unplayed != 10 or sum(result.tricks.values()) + result.talon_tricks != 10
+        ):
             fail(f"{len(state.deal.tricks)} tricks played, {result.tricks} taken")
         replayed = start
         for logged in log:

@@ -144,6 +144,46 @@ class PlayCard:
 
 
 @dataclass(frozen=True, slots=True)
+class Claim:
+    """The declarer claims ``tricks`` of the remaining tricks (§4.10; a misère: 0, "none of the rest")."""
+
+    seat: int
+    tricks: int
+    type: ClassVar[str] = "claim"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "seat": self.seat, "tricks": self.tricks}
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerClaim:
+    """A defender accepts or rejects the declarer's claim (§4.10)."""
+
+    seat: int
+    accept: bool
+    type: ClassVar[str] = "claim_answer"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "seat": self.seat, "accept": self.accept}
+
+
+CLAIM_VERDICTS = ("stands", "fails", "undecided")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimVerdict:
+    """The solver's verdict on a rejected claim (§4.10), recorded by the server so the deal replays exactly:
+    ``stands`` (the declarer takes the claimed tricks under optimal play), ``fails``, or ``undecided``
+    (the solver's node budget ran out: the claim is void)."""
+
+    verdict: str
+    type: ClassVar[str] = "claim_verdict"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "verdict": self.verdict}
+
+
+@dataclass(frozen=True, slots=True)
 class TimeOut:
     """A seat's clock ran out (§8): recorded so the deal's outcome replays exactly."""
 
@@ -178,6 +218,9 @@ Action: TypeAlias = (
     | DealerLook
     | ChoosePlay
     | PlayCard
+    | Claim
+    | AnswerClaim
+    | ClaimVerdict
     | TimeOut
     | Interrupt
 )
@@ -244,6 +287,27 @@ def _answer(data: dict[str, Any]) -> AnswerInvitation:
     return AnswerInvitation(_seat(data), accept)
 
 
+def _claim(data: dict[str, Any]) -> Claim:
+    tricks = data.get("tricks")
+    if type(tricks) is not int or not 0 <= tricks <= 10:
+        raise MalformedAction(f"'tricks' must be a number of tricks 0..10, got {tricks!r}")
+    return Claim(_seat(data), tricks)
+
+
+def _claim_answer(data: dict[str, Any]) -> AnswerClaim:
+    accept = data.get("accept")
+    if not isinstance(accept, bool):
+        raise MalformedAction(f"'accept' must be true or false, got {accept!r}")
+    return AnswerClaim(_seat(data), accept)
+
+
+def _claim_verdict(data: dict[str, Any]) -> ClaimVerdict:
+    verdict = data.get("verdict")
+    if verdict not in CLAIM_VERDICTS:
+        raise MalformedAction(f"'verdict' must be one of {', '.join(CLAIM_VERDICTS)}, got {verdict!r}")
+    return ClaimVerdict(str(verdict))
+
+
 def _whist(data: dict[str, Any]) -> CallWhist:
     try:
         return CallWhist(_seat(data), WhistCall(_text(data, "call")))
@@ -271,6 +335,9 @@ _PARSERS: dict[str, Any] = {
     "dealer_look": lambda d: DealerLook(_seat(d), _seat(d, "target")),
     "play_mode": _mode,
     "play": lambda d: PlayCard(_seat(d), _card(d.get("card"), "card")),
+    "claim": _claim,
+    "claim_answer": _claim_answer,
+    "claim_verdict": _claim_verdict,
     "timeout": lambda d: TimeOut(_seat(d)),
     "interrupt": lambda d: Interrupt(_text(d, "reason")[:500]),
 }

@@ -16,6 +16,7 @@ from app.engine.actions import (
     Action,
     CallWhist,
     ChoosePlay,
+    Claim,
     DealerLook,
     InviteDealer,
     PlayCard,
@@ -63,6 +64,8 @@ class Knowledge:
             self.private[state.dealer] |= set(deal.hands[action.target])
         elif isinstance(action, PlayCard):
             self.public.add(action.card)
+        elif isinstance(action, Claim):  # §12: a claim shows the declarer's hand to everyone
+            self.public |= set(deal.hands[action.seat])
 
     def after(self, state: TableState, action: Action) -> None:
         """Record what became visible once ``action`` was applied."""

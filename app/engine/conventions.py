@@ -36,6 +36,7 @@ class Conventions(BaseModel):
     ten_whisted: bool = True
     stalingrad: bool = False
     dealer_whist: bool = True
+    claims: bool = True  # §4.10: the declarer may claim the rest of the tricks
     both_responsible_from: int = Field(8, ge=6, le=11)  # 11 = never both responsible
     # §6 all-pass deals
     allpass_progression: tuple[int, ...] = Field((2, 4, 6), max_length=20)  # then the last value repeats

@@ -84,4 +84,20 @@ def deal_record(deal: DealState) -> dict[str, object]:
         "discard": card_texts(deal.discard),
         "tricks": [[[h, c.text] for h, c in trick] for trick in deal.tricks],
         "winners": list(deal.winners),
+        "claim": claim_record(deal),
+    }
+
+
+def claim_record(deal: DealState) -> dict[str, object] | None:
+    """The declarer's claim (§4.10) as the views and the deal record show it: public once made (§12)."""
+    claim = deal.claim
+    if claim is None:
+        return None
+    return {
+        "seat": deal.declarer,
+        "tricks": claim.tricks,
+        "remaining": claim.remaining,
+        "answerers": list(claim.answerers),
+        "answers": [[seat, accepted] for seat, accepted in claim.answers],
+        "verdict": claim.verdict,
     }

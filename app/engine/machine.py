@@ -13,9 +13,12 @@ from itertools import combinations
 from app.engine import bidding
 from app.engine.actions import (
     Action,
+    AnswerClaim,
     AnswerInvitation,
     CallWhist,
     ChoosePlay,
+    Claim,
+    ClaimVerdict,
     DealerLook,
     Discard,
     Interrupt,
@@ -29,6 +32,7 @@ from app.engine.actions import (
     Zastrel,
 )
 from app.engine.cards import card_texts
+from app.engine.claims import answer_claim, apply_verdict, claim_answerer, make_claim
 from app.engine.contract import contracts, discard, may_zastrel, name_contract
 from app.engine.dealing import deal_cards
 from app.engine.ending import deal_record, deal_result, end_deal, interrupt, timeout
@@ -43,7 +47,7 @@ from app.engine.whisting import Ask, call_whist, choose_play, whist_step
 __all__ = ["apply", "current_actor", "deal_record", "defenders", "legal_actions"]
 
 _LIVE = (Phase.BIDDING, Phase.DEALER_INVITATION, Phase.DISCARD, Phase.CONTRACT, Phase.WHISTING,
-         Phase.PLAY_MODE, Phase.PLAY)  # fmt: skip
+         Phase.PLAY_MODE, Phase.PLAY, Phase.CLAIM)  # fmt: skip
 
 
 def current_actor(state: TableState) -> int | None:
@@ -53,13 +57,16 @@ def current_actor(state: TableState) -> int | None:
         return None
     if state.phase is Phase.PLAY_MODE:
         return deal.mode_chooser
+    if state.phase is Phase.CLAIM:
+        return claim_answerer(deal)  # None: the solver's verdict is due (`claims.awaits_verdict`)
     if state.phase is Phase.PLAY and deal.turn is not None:
         return deal.actor_of(deal.turn)
     return deal.turn
 
 
 def legal_actions(state: TableState) -> list[Action]:
-    """Every action the seat to act may take now (system actions TimeOut/Interrupt are not listed)."""
+    """Every action the seat to act may take now (system actions TimeOut/Interrupt/ClaimVerdict are not
+    listed, nor the declarer's optional claims: `claims.claim_options`)."""
     deal = state.deal
     phase = state.phase
     if phase is Phase.AWAITING_DEAL or phase is Phase.DEAL_OVER or deal is None:
@@ -94,6 +101,8 @@ def legal_actions(state: TableState) -> list[Action]:
         return [ChoosePlay(seat, PlayMode.OPEN), ChoosePlay(seat, PlayMode.CLOSED)]
     if phase is Phase.PLAY:
         return [PlayCard(seat, card) for card in turn_cards(deal)]
+    if phase is Phase.CLAIM:
+        return [AnswerClaim(seat, True), AnswerClaim(seat, False)]
     return []
 
 
@@ -109,6 +118,8 @@ def apply(state: TableState, action: Action) -> tuple[TableState, list[Event]]:
         if isinstance(action, TimeOut):
             return timeout(state, state.deal, action.seat)
         return interrupt(state, action)
+    if isinstance(action, ClaimVerdict):
+        return apply_verdict(state, action)
     actor = current_actor(state)
     seat = action.seat
     if actor is None:
@@ -121,6 +132,8 @@ def apply(state: TableState, action: Action) -> tuple[TableState, list[Event]]:
         return discard(state, deal, action)
     if isinstance(action, PlayCard) and state.phase is Phase.PLAY and action.card in turn_cards(deal):
         return play_card(state, deal, action.card)  # the hot path: checked without building every action
+    if isinstance(action, Claim):
+        return make_claim(state, deal, action)
     legal = legal_actions(state)
     if action not in legal:
         expected = sorted({_describe(a) for a in legal})
@@ -150,6 +163,8 @@ def apply(state: TableState, action: Action) -> tuple[TableState, list[Event]]:
         return replace(state, deal=deal), events
     if isinstance(action, ChoosePlay):
         return choose_play(state, deal, action.mode)
+    if isinstance(action, AnswerClaim):
+        return answer_claim(state, deal, action)
     assert isinstance(action, PlayCard)
     return play_card(state, deal, action.card)
 

@@ -25,12 +25,33 @@ class Phase(StrEnum):
     WHISTING = "whisting"
     PLAY_MODE = "play_mode"  # a lone whister chooses open or closed
     PLAY = "play"
+    CLAIM = "claim"  # the declarer claimed (§4.10): the defenders answer, or the solver's verdict is due
     DEAL_OVER = "deal_over"
     INTERRUPTED = "interrupted"
 
 
 # A played card tagged with the hand it came from; the talon's "hand" in all-pass play is TALON.
 TALON = -1
+
+
+@dataclass(frozen=True)
+class ClaimState:
+    """The declarer's claim of this deal (§4.10); kept to the end of the deal (no second claim)."""
+
+    tricks: int  # of the remaining tricks, the declarer claims this many (a misère: 0, none of the rest)
+    remaining: int  # tricks not yet completed when he claimed (the current trick included)
+    answerers: tuple[int, ...]  # the seats that answer, in the order they answer
+    answers: tuple[tuple[int, bool], ...] = ()  # (seat, accepted), in order
+    verdict: str | None = None  # the solver's, after a rejection: "stands", "fails" or "undecided"
+
+    @property
+    def rejected(self) -> bool:
+        return any(not accepted for _, accepted in self.answers)
+
+    @property
+    def void(self) -> bool:
+        """Rejected and not upheld: play went on with the declarer's hand open."""
+        return self.verdict is not None and self.verdict != "stands"
 
 
 @dataclass(frozen=True)  # not slots: `evolve` copies the instance dict in one step
@@ -76,6 +97,7 @@ class DealState:
     talon_taken: int = 0  # all-pass: tricks won by a talon card
     winners: tuple[int, ...] = ()  # winner of each completed trick (TALON for the talon)
     timed_out: frozenset[int] = frozenset()
+    claim: ClaimState | None = None  # §4.10: once made, the declarer's hand is shown to all to the end
 
     def actor_of(self, hand: int) -> int:
         for owned, actor in self.controller:

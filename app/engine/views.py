@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine.cards import card_texts
+from app.engine.claims import claim_options
+from app.engine.ending import claim_record
 from app.engine.machine import current_actor, deal_record, legal_actions
 from app.engine.state import TALON, DealState, Phase, TableState
 
@@ -20,6 +22,8 @@ def visible_hands(state: TableState, deal: DealState, viewer: int | None) -> dic
         shown[viewer] = card_texts(deal.hands[viewer])
     for seat in sorted(deal.open_hands):  # open whist, misère lie-down: public to the whole table [ours]
         shown[seat] = card_texts(deal.hands[seat])
+    if deal.claim is not None and deal.declarer is not None:  # §12: a claim shows his hand to all
+        shown[deal.declarer] = card_texts(deal.hands[deal.declarer])
     if viewer is not None and state.seats == 4 and viewer == state.dealer:
         # The dealer keeps the cards he was shown, less those played since; filtering by the current hand
         # instead would disclose the declarer's discard.
@@ -86,6 +90,7 @@ def view(state: TableState, viewer: int | None, legal: list[dict[str, Any]] | No
         "taken": {str(s): deal.taken[s] for s in deal.active},
         "talon_taken": deal.talon_taken,
         "timed_out": sorted(deal.timed_out),
+        "claim": claim_record(deal),
     }
     if over:
         assert state.last_result is not None
@@ -98,4 +103,7 @@ def view(state: TableState, viewer: int | None, legal: list[dict[str, Any]] | No
             out["legal"] = [{"type": "discard", "seat": viewer, "choose": 2}]
         else:
             out["legal"] = legal if legal is not None else [a.to_json() for a in legal_actions(state)]
+        claims = claim_options(state)
+        if claims:
+            out["claims"] = list(claims)  # §4.10: the declarer may claim instead of playing a card
     return out

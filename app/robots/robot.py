@@ -21,7 +21,9 @@ What the robot does, per phase (layouts: the unseen cards dealt consistently wit
 - whisting: each call valued by the outcome it leads to, the rest of the dialogue played out by the
   engine's own rules, the others passing; the 4-seat dealer first looks at a defender's hand.
 - play mode: open (the lone whister plays both defender hands, as the judgement assumed).
-- play: every legal card solved on layouts; the best for the role (`app.robots.cardplay`).
+- play: every legal card solved on layouts; the best for the role (`app.robots.cardplay`); a strong
+  declarer first claims the rest when every layout proves it (`app.robots.claims`).
+- claim (§4.10): accept when every layout of the unseen cards proves the claim, else reject.
 
 `easy` judges the auction, discard and contract statically (`app.robots.handeval`) with noise, and plays
 cards on 3 layouts with a 15% chance of a random card; `strong` samples everything (`app.robots.levels`).
@@ -32,10 +34,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from app.engine.actions import Action, AnswerInvitation, ChoosePlay, Discard, PlayCard
+from app.engine.actions import Action, AnswerClaim, AnswerInvitation, ChoosePlay, Claim, Discard, PlayCard
 from app.engine.conventions import Conventions
 from app.robots.auction import answer_invitation, choose_bid, choose_contract, choose_discard
 from app.robots.cardplay import choose_card
+from app.robots.claims import answer, claim_to_make
 from app.robots.handeval import plausible_hand
 from app.robots.knowledge import Knowledge, Memory, read, remember
 from app.robots.layouts import Layout, Plausible
@@ -80,11 +83,17 @@ def decide(
         raise RobotError(f"the view is not of the seat to act (viewer {seat}, to act {view.get('to_act')})")
     lvl = level_named(level)
     rng = random.Random(rng_seed)
+    phase = view["phase"]
+    if phase == "claim" and not lvl.random:  # §4.10: every level but random answers from what it sees
+        return answer(read(view, remember(memory, view)), view)
+    if lvl.name == "strong" and view.get("claims"):
+        claim = claim_to_make(read(view, remember(memory, view)), list(view["claims"]))
+        if claim is not None:
+            return claim
     if lvl.random or len(legal) == 1:
         return rng.choice(legal) if lvl.random else legal[0]
     conv = conventions or _DEFAULT_CONVENTIONS
     know = read(view, remember(memory, view))
-    phase = view["phase"]
     action: Action
     if phase == "bidding":
         action = choose_bid(know, legal, lvl, rng, conv, plausible=auction_model(know))
@@ -106,7 +115,7 @@ def decide(
         raise RobotError(f"nothing for a robot to decide in phase {phase!r}")
     if isinstance(action, Discard):
         return _as_listed(action, legal)
-    if action not in legal and not isinstance(action, AnswerInvitation | ChoosePlay):
+    if action not in legal and not isinstance(action, AnswerInvitation | ChoosePlay | AnswerClaim | Claim):
         raise AssertionError(f"robot chose {action}, which is not legal")  # pragma: no cover
     return action
 

@@ -21,7 +21,7 @@ def _replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...
 
 
 # What only the server may do: a player's action of these types is refused whatever it says.
-SERVER_ACTIONS = frozenset({"shuffle", "timeout", "interrupt"})
+SERVER_ACTIONS = frozenset({"shuffle", "timeout", "interrupt", "claim_verdict"})
 
 
 def refuse_foreign(seat: int, named: object, kind: object) -> None:

@@ -23,11 +23,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app.autoplay.finish import PulyaClose, close_after_adjudication, close_after_timeout
-from app.autoplay.procedure import Robot, timeout_actions
+from app.autoplay.procedure import TableRobot, timeout_actions
 from app.autoplay.record import InterruptedDeal
 from app.clock import ClockSettings, ReserveClock
-from app.engine.actions import Action, Interrupt, Shuffle
+from app.engine.actions import Action, ClaimVerdict, Interrupt, Shuffle
 from app.engine.cards import Card
+from app.engine.claims import awaits_verdict
 from app.engine.conventions import Conventions
 from app.engine.events import Event, public
 from app.engine.machine import apply, current_actor
@@ -66,15 +67,18 @@ class _Unattended:
     def misere_discard(self, state: TableState) -> tuple[Card, Card]:
         raise RobotRequired("the misère discard robot must discard")
 
+    def judge_claim(self, state: TableState) -> ClaimVerdict:
+        raise RobotRequired("the solver must judge the rejected claim")
+
 
 @dataclass(frozen=True, slots=True)
 class ServerMoves:
     """What the server brings to a step: the next deal's shuffle and the robot (None: see `RobotRequired`)."""
 
     shuffle: Callable[[], Shuffle]
-    robot: Robot | None = None
+    robot: TableRobot | None = None
 
-    def robot_or_refusal(self) -> Robot:
+    def robot_or_refusal(self) -> TableRobot:
         return _Unattended() if self.robot is None else self.robot
 
 
@@ -364,6 +368,9 @@ def _drive(run: _Run) -> None:
                 return
         if state.phase in _BETWEEN_DEALS:
             _record(run, run.moves.shuffle(), None)
+            continue
+        if awaits_verdict(state):  # §4.10: a rejected claim is judged at once, from the true position
+            _record(run, run.moves.robot_or_refusal().judge_claim(state), None)
             continue
         seat = current_actor(state)
         if seat is None:  # pragma: no cover - every live phase has a seat to act

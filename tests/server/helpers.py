@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from app.bots.client import Api, TableClient, play_table, random_chooser
+from app.bots.client import Api, Chooser, TableClient, play_table, random_chooser
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
 
 
@@ -71,16 +71,32 @@ async def watch_to_end(client: TableClient, timeout: float = 300.0) -> dict[str,
     return final
 
 
+def claiming_chooser(client: TableClient, rng: random.Random, every: float = 0.3) -> Chooser:
+    """Random legal actions; a declarer who may claim (the view's ``claims``, RULES §4.10) claims a random
+    number of tricks ``every`` so often instead of playing a card."""
+    choose = random_chooser(rng)
+
+    def claim_or_choose(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+        view = (client.last or {}).get("view") or {}
+        claims = view.get("claims")
+        if claims and rng.random() < every:
+            return {"type": "claim", "tricks": rng.choice(claims)}
+        return choose(legal)
+
+    return claim_or_choose
+
+
 async def play_out(
-    table: Table, seed: int = 0, idle_seat: int | None = None, timeout: float = 300.0
+    table: Table, seed: int = 0, idle_seat: int | None = None, timeout: float = 300.0, *, claims: bool = False
 ) -> list[dict[str, Any]]:
     rng = random.Random(seed)
+
+    def chooser(client: TableClient) -> Chooser:
+        seeded = random.Random(rng.random())
+        return claiming_chooser(client, seeded) if claims else random_chooser(seeded)
+
     games = [
-        play_table(
-            client,
-            None if seat == idle_seat else random_chooser(random.Random(rng.random())),
-            idle_timeout=timeout,
-        )
+        play_table(client, None if seat == idle_seat else chooser(client), idle_timeout=timeout)
         for seat, client in enumerate(table.clients)
     ]
     if table.spectator is not None:

@@ -17,6 +17,7 @@ from app.engine import (
     Action,
     CallWhist,
     ChoosePlay,
+    Claim,
     DealerLook,
     InviteDealer,
     Phase,
@@ -76,10 +77,13 @@ def knowledge(state: TableState, deal_actions: list[Action], viewer: int | None)
         isinstance(a, CallWhist) and a.seat == state.dealer and a.call is WhistCall.WHIST
         for a in deal_actions
     )
-    misere_down = deal.contract is not None and deal.contract.is_misere and state.phase is Phase.PLAY
+    playing = state.phase in (Phase.PLAY, Phase.CLAIM)  # a claim (§4.10) stops play, hands stay down
+    misere_down = deal.contract is not None and deal.contract.is_misere and playing
     if opened or dealer_whist or misere_down:
         for seat in defenders:
             known |= hand(seat)
+    if deal.declarer is not None and any(isinstance(a, Claim) for a in deal_actions):
+        known |= {c.text for c in deal.hands[deal.declarer]}  # §4.10, §12: shown to all once claimed
     if viewer is not None and state.seats == 4 and viewer == state.dealer:
         for action in deal_actions:
             if isinstance(action, DealerLook):
@@ -105,12 +109,13 @@ def states_after_each_action(
 
 @pytest.mark.parametrize("seats", [3, 4])
 async def test_no_frame_leaks_a_card_its_viewer_may_not_see(sqlite_server: ServerProcess, seats: int) -> None:
-    """§12: own hand; the talon once revealed or led; open/misère hands once shown; the 4-seat dealer only
-    the hand it was shown; spectators only the public part; everything once the deal is over."""
+    """§12: own hand; the talon once revealed or led; open/misère hands once shown; the declarer's hand
+    once he claimed (§4.10: the bots claim now and then); the 4-seat dealer only the hand it was shown;
+    spectators only the public part; everything once the deal is over."""
     pool = 4 if seats == 3 else 3
     table = await open_table(sqlite_server, seats, {"pool_size": pool}, record=True, spectator=True)
     try:
-        finals = await play_out(table, seed=100 + seats)
+        finals = await play_out(table, seed=100 + seats, claims=True)
         assert finals[0]["status"] == "finished"
         admin = await login(sqlite_server, ADMIN)
         log_json = await admin.call("GET", f"/api/admin/tables/{table.id}/log")
@@ -144,6 +149,7 @@ async def test_no_frame_leaks_a_card_its_viewer_may_not_see(sqlite_server: Serve
                 if viewer is not None and state.deal is not None and viewer in state.deal.active:
                     own_cards_seen += bool(card_texts_in(frame) & knowledge(state, deal_actions, viewer))
         assert checked > 100
+        assert any(isinstance(a, Claim) for a in log)  # claims were made, so their frames were audited
         assert own_cards_seen > 10  # the check is not vacuous: players do get their cards
     finally:
         await table.close()

@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.autoplay.robot import SolverRobot
-from app.engine import Action, Interrupt, Shuffle, conventions_from, legal_actions, shuffle_action
+from app.engine import (
+    Action,
+    ClaimVerdict,
+    Interrupt,
+    Shuffle,
+    conventions_from,
+    legal_actions,
+    shuffle_action,
+)
 from app.engine.cards import parse_cards
 from app.table import ClockExpiry, Game, SeatAction, ServerMoves, Step, TableCommand, start_game, step
 
@@ -58,7 +66,7 @@ class Table:
         return result
 
     def act(self, action: Action, after_ms: int = 0) -> Step:
-        assert not isinstance(action, Shuffle | Interrupt), "a seat acts, not the server"
+        assert not isinstance(action, Shuffle | Interrupt | ClaimVerdict), "a seat acts, not the server"
         return self.send(SeatAction(action.seat, action), after_ms)
 
     def expire(self) -> Step:

@@ -22,6 +22,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+from app.engine.actions import ClaimVerdict
 from app.engine.cards import Card
 from app.engine.state import TableState
 from app.server import metrics
@@ -64,6 +65,14 @@ class GuardedRobot:
         except SolverCancelled as exc:
             self._log(state, "card", exc)
             raise
+
+    def judge_claim(self, state: TableState) -> ClaimVerdict:
+        verdict = self.robot.judge_claim(state)
+        if self.token.cancelled:
+            self.cancelled = True
+            log.warning("robot guard of %.1f s ran out: the claim in deal %d is undecided, so void",
+                        self.guard_seconds, state.deal_number)  # fmt: skip
+        return verdict
 
     def misere_discard(self, state: TableState) -> tuple[Card, Card]:
         try:

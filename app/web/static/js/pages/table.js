@@ -13,6 +13,7 @@ import { TableSocket } from "../socket.js";
 import { auctionElement, biddingElement } from "../table/bidding.js";
 import { captainElement } from "../table/captain.js";
 import { judgeCallElement } from "../table/judgecall.js";
+import { claimElement } from "../table/claim.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
@@ -234,6 +235,7 @@ export function mount(root, params) {
         playing && state.seat !== null ? judgeCallElement(tableId, state, render) : null,
         playing ? declarerElement(model) : null,
         playing ? whistingElement(model) : null,
+        playing ? claimElement(model) : null,
         state.seat !== null ? seatElement(model, state.seat) : null,
         myHand ? handElement(model, /** @type {number} */ (state.seat), myHand) : null,
       ),

@@ -2,6 +2,7 @@
 import { bidText, cardElement, sortHand } from "../cards.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
+import { claimWords, verdictWords } from "./claim.js";
 import { nameOf } from "./model.js";
 
 /** @typedef {import("./model.js").Model} Model */
@@ -46,6 +47,9 @@ export function dealEndElement(model) {
     { class: "panel deal-end", "data-deal-end": last.number, "aria-label": t("deal_result") },
     h("h3", {}, `${t("deal_result")} — ${t("deal_n", { n: last.number })}`),
     h("p", { class: "result-words", "data-result": "" }, resultWords(last.result, last.line, (s) => nameOf(model, s))),
+    last.record?.claim
+      ? h("p", { class: "claim-words", "data-deal-claim": last.record.claim.verdict ?? "accepted" }, [...claimWords(last.record.claim, String(last.result?.contract ?? "").startsWith("misere"), (s) => nameOf(model, s)), verdictWords(last.record.claim)].filter(Boolean).join(". "))
+      : null,
     h(
       "div",
       { class: "reveal" },
