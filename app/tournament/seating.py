@@ -7,6 +7,8 @@ set the mark (`conventions_from` refuses it).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from app.engine.conventions import Conventions
 
 
@@ -16,6 +18,8 @@ def is_tournament_table(conventions: Conventions) -> bool:
     return conventions.tournament
 
 
-def tournament_conventions(conventions: Conventions) -> Conventions:
-    """The tournament's conventions as its tables play them (the mark set)."""
-    return conventions.model_copy(update={"tournament": True})
+def tournament_conventions(conventions: Conventions, chosen: Collection[str] = ()) -> Conventions:
+    """The tournament's conventions as its tables play them: the mark set, and claims off unless the
+    tournament's own settings (``chosen``: the names of its overrides) turn them on (RULES.md §4.10)."""
+    claims = conventions.claims if "claims" in chosen else False
+    return conventions.model_copy(update={"tournament": True, "claims": claims})

@@ -336,7 +336,7 @@ async def create_tournament(body: TournamentIn, user: OperatorUser, session: Ses
     conventions: Conventions = _validate_conventions(room.preset, {**room.overrides, **body.overrides})
     t = Tournament(
         room_id=room.id, name=body.name,
-        conventions=tournament_conventions(conventions).model_dump(mode="json"), rounds=body.rounds,
+        conventions=tournament_conventions(conventions, body.overrides).model_dump(mode="json"), rounds=body.rounds,
         round_minutes=body.round_minutes, teams=body.teams, robots=body.robots,
         robot_level=body.robot_level, status=REGISTRATION, created_by=user.id, created_at=time.time(),
     )  # fmt: skip
