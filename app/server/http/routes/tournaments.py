@@ -334,9 +334,9 @@ async def create_tournament(body: TournamentIn, user: OperatorUser, session: Ses
     if room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
         raise ApiError(ErrorCode.FORBIDDEN, "a tournament is run by the room's operator or an administrator")
     conventions: Conventions = _validate_conventions(room.preset, {**room.overrides, **body.overrides})
+    played = tournament_conventions(conventions, body.overrides)
     t = Tournament(
-        room_id=room.id, name=body.name,
-        conventions=tournament_conventions(conventions, body.overrides).model_dump(mode="json"), rounds=body.rounds,
+        room_id=room.id, name=body.name, conventions=played.model_dump(mode="json"), rounds=body.rounds,
         round_minutes=body.round_minutes, teams=body.teams, robots=body.robots,
         robot_level=body.robot_level, status=REGISTRATION, created_by=user.id, created_at=time.time(),
     )  # fmt: skip
