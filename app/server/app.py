@@ -24,8 +24,10 @@ from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
 from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
+from app.server.http.routes import ratings as ratings_routes
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
+from app.server.ratings import run_ratings
 from app.server.settings import Settings, get_settings
 from app.server.storage import GroupWriter
 from app.server.tables.registry import recover_all, recover_owned, shutdown_all
@@ -97,6 +99,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if ctx.cluster is not None:
             background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster), name="worker-tick"))
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
+        if ctx.cluster is None or ctx.cluster.slot == 0:  # one writer of the rating ladders per site
+            background.append(
+                asyncio.create_task(run_ratings(sessions, settings.ratings_interval), name="ratings")
+            )
         try:
             yield
         finally:
@@ -142,6 +148,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(invites.router)
     app.include_router(users.router)
     app.include_router(ops.router)
+    app.include_router(ratings_routes.router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

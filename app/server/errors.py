@@ -20,6 +20,8 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.DISABLED: 403,
     ErrorCode.PRIVATE_ROOM: 403,
     ErrorCode.NOT_INVITED: 403,
+    ErrorCode.RATING_OUT_OF_RANGE: 403,
+    ErrorCode.ANALYSIS_NOT_YET: 409,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
     ErrorCode.TIMEOUT: 408,

@@ -26,6 +26,7 @@ LAYERS = [
     "connections",
     "tables",
     "accounts",
+    "ratings",
     "cluster",
     "http",
     "app",

@@ -1,0 +1,69 @@
+"""ratings: per room and site-wide ladders, their history, the games rated, the rooms' rating settings
+
+Revision ID: 0009_ratings_ratings
+Revises: 0008
+Create Date: 2026-12-01
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0009_ratings_ratings"
+down_revision: str | None = "0008"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "room_rating_settings",
+        sa.Column("room_id", sa.Integer(), sa.ForeignKey("rooms.id"), primary_key=True, autoincrement=False),
+        sa.Column("rated", sa.Boolean(), nullable=False, server_default=sa.true()),
+        sa.Column("min_rating", sa.Integer(), nullable=True),
+        sa.Column("max_rating", sa.Integer(), nullable=True),
+    )
+    op.create_table(
+        "ratings",
+        sa.Column("ladder", sa.Integer(), primary_key=True, autoincrement=False),
+        sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), primary_key=True, autoincrement=False),
+        sa.Column("mu", sa.Float(), nullable=False),
+        sa.Column("sigma", sa.Float(), nullable=False),
+        sa.Column("games", sa.Integer(), nullable=False),
+        sa.Column("robot", sa.Boolean(), nullable=False, server_default=sa.false()),
+        sa.Column("updated_at", sa.Float(), nullable=False),
+    )
+    op.create_index("ix_ratings_ladder_robot", "ratings", ["ladder", "robot"])
+    op.create_table(
+        "rating_history",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        sa.Column("ladder", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), sa.ForeignKey("users.id"), nullable=False),
+        sa.Column("table_id", sa.Integer(), sa.ForeignKey("game_tables.id"), nullable=False),
+        sa.Column("mu", sa.Float(), nullable=False),
+        sa.Column("sigma", sa.Float(), nullable=False),
+        sa.Column("games", sa.Integer(), nullable=False),
+        sa.Column("at", sa.Float(), nullable=False),
+    )
+    op.create_index("ix_rating_history_user_ladder", "rating_history", ["user_id", "ladder"])
+    op.create_index("ix_rating_history_table_id", "rating_history", ["table_id"])
+    op.create_table(
+        "rated_games",
+        sa.Column(
+            "table_id", sa.Integer(), sa.ForeignKey("game_tables.id"), primary_key=True, autoincrement=False
+        ),
+        sa.Column("finished_at", sa.Float(), nullable=False),
+        sa.Column("counted", sa.Boolean(), nullable=False),
+        sa.Column("rated_at", sa.Float(), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("rated_games")
+    op.drop_index("ix_rating_history_table_id", "rating_history")
+    op.drop_index("ix_rating_history_user_ladder", "rating_history")
+    op.drop_table("rating_history")
+    op.drop_index("ix_ratings_ladder_robot", "ratings")
+    op.drop_table("ratings")
+    op.drop_table("room_rating_settings")
