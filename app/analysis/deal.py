@@ -135,3 +135,22 @@ def positions_of(deal: PlayedDeal) -> Sequence[tuple[Position, int]]:
         position, taker = position.play(card)
         won += taker == deal.declarer
     return out
+
+
+def analyse_json(data: Mapping[str, Any], node_budget: int | None = DEFAULT_NODE_BUDGET) -> dict[str, Any]:
+    """`analyse_deal` from and to JSON: what a worker process of the server runs (picklable both ways)."""
+    deal = PlayedDeal.from_json(data)
+    analysis = analyse_deal(deal, node_budget=node_budget)
+    return {**analysis.to_json(), "taken": analysis.taken}
+
+
+def deal_json(deal: PlayedDeal) -> dict[str, Any]:
+    """The command line's input form of ``deal`` (`PlayedDeal.from_json` reads it back)."""
+    return {
+        "hands": [[c.text for c in hand] for hand in deal.hands],
+        "trump": None if deal.trump is None else deal.trump.letter,
+        "mode": "misere" if deal.misere else "contract",
+        "declarer": deal.declarer,
+        "leader": deal.leader,
+        "play": [c.text for c in deal.play],
+    }

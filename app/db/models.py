@@ -295,3 +295,16 @@ class RatedGame(Base):
     finished_at: Mapped[float] = mapped_column(Float)
     counted: Mapped[bool] = mapped_column(Boolean)
     rated_at: Mapped[float] = mapped_column(Float)
+
+
+class DealAnalysis(Base):
+    """The solver's analysis of one finished deal (issue 21 §2), computed once and kept: ``analysis`` is
+    `app.analysis.DealAnalysis.to_json` in solver seats, ``seats`` the table seat of each solver seat."""
+
+    __tablename__ = "deal_analyses"
+    deal_id: Mapped[int] = mapped_column(ForeignKey("deals.id"), primary_key=True, autoincrement=False)
+    seats: Mapped[list[Any]] = mapped_column(JSON)
+    analysis: Mapped[dict[str, Any]] = mapped_column(JSON)
+    node_budget: Mapped[int] = mapped_column(Integer)
+    solver: Mapped[str] = mapped_column(String(16))
+    at: Mapped[float] = mapped_column(Float)

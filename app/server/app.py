@@ -17,12 +17,14 @@ from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
 from app.server.accounts.ratelimit import KeyedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
+from app.server.analysis import AnalysisPool
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.worker import run_ticks
 from app.server.context import ServerContext
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
+from app.server.http.routes import analysis as analysis_routes
 from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
 from app.server.http.routes import ratings as ratings_routes
 from app.server.http.ws import router as ws_router
@@ -75,6 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             tickets=TicketBook(settings.ticket_ttl),
             writer=writer,
         )
+        ctx.analysis = AnalysisPool(settings.analysis_workers, settings.analysis_backlog)
         app.state.ctx = ctx
         await writer.start()
         background = []
@@ -113,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await shutdown_all(ctx)
             await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
+            ctx.analysis.shutdown()
             ctx.passwords.shutdown()
             await writer.engine.dispose()
             await engine.dispose()
@@ -149,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(users.router)
     app.include_router(ops.router)
     app.include_router(ratings_routes.router)
+    app.include_router(analysis_routes.router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

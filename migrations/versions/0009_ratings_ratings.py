@@ -1,4 +1,5 @@
-"""ratings: per room and site-wide ladders, their history, the games rated, the rooms' rating settings
+"""ratings: per room and site-wide ladders, their history, the games rated, the rooms' rating settings;
+the solver's analyses of finished deals
 
 Revision ID: 0009_ratings_ratings
 Revises: 0008
@@ -57,9 +58,19 @@ def upgrade() -> None:
         sa.Column("counted", sa.Boolean(), nullable=False),
         sa.Column("rated_at", sa.Float(), nullable=False),
     )
+    op.create_table(
+        "deal_analyses",
+        sa.Column("deal_id", sa.Integer(), sa.ForeignKey("deals.id"), primary_key=True, autoincrement=False),
+        sa.Column("seats", sa.JSON(), nullable=False),
+        sa.Column("analysis", sa.JSON(), nullable=False),
+        sa.Column("node_budget", sa.Integer(), nullable=False),
+        sa.Column("solver", sa.String(16), nullable=False),
+        sa.Column("at", sa.Float(), nullable=False),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("deal_analyses")
     op.drop_table("rated_games")
     op.drop_index("ix_rating_history_table_id", "rating_history")
     op.drop_index("ix_rating_history_user_ladder", "rating_history")

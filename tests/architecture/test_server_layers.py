@@ -27,6 +27,7 @@ LAYERS = [
     "tables",
     "accounts",
     "ratings",
+    "analysis",
     "cluster",
     "http",
     "app",

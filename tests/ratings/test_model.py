@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from app.ratings import GameForRating, Rating, initial_rating, rate_pulya, ranks_from_indices
+from app.ratings import GameForRating, Rating, initial_rating, ranks_from_indices, rate_pulya
 
 
 def test_ranks_from_indices_share_a_rank_on_equal_indices() -> None:
@@ -39,7 +39,9 @@ def test_a_short_pulya_moves_ratings_less() -> None:
 
 def test_a_robot_is_an_anchor_that_does_not_move() -> None:
     robot = initial_rating("strong")
-    game = GameForRating(("a", "b", "bot"), (Fraction(30), Fraction(0), Fraction(-30)), 20, frozenset({"bot"}))
+    game = GameForRating(
+        ("a", "b", "bot"), (Fraction(30), Fraction(0), Fraction(-30)), 20, frozenset({"bot"})
+    )
     after = rate_pulya({"bot": robot}, game)
     assert (after["bot"].mu, after["bot"].sigma) == (robot.mu, robot.sigma)
     assert after["bot"].games == 1

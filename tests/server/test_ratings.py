@@ -27,6 +27,7 @@ async def new_player(server: ServerProcess) -> Api:
     NAMES[id(api)] = name
     return api
 
+
 POOL = {"pool_size": 1, "deal_time": 60, "reserve_time": 60}
 
 
@@ -47,7 +48,8 @@ async def _play(players: list[Api], table_id: int, seed: int) -> None:
         await api.sit(table_id)
     try:
         await asyncio.wait_for(
-            asyncio.gather(*(play_table(c, random_chooser(random.Random(rng.random()))) for c in clients)), 300
+            asyncio.gather(*(play_table(c, random_chooser(random.Random(rng.random()))) for c in clients)),
+            300,
         )
     finally:
         for client in clients:
