@@ -25,10 +25,20 @@ def active_seats(result: Mapping[str, Any], record: Mapping[str, Any]) -> Active
     return active[0], active[1], active[2]
 
 
+def inner_record(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The deal's own record (hands, talon, discard, tricks, winners) in either stored form."""
+    inner = record.get("record")
+    return inner if "tricks" not in record and isinstance(inner, Mapping) else record
+
+
 def played_deal(
     result: Mapping[str, Any] | None, record: Mapping[str, Any]
 ) -> tuple[PlayedDeal, ActiveSeats] | None:
-    """The deal as the solver replays it and the table seat of each solver seat; None if not analysable."""
+    """The deal as the solver replays it and the table seat of each solver seat; None if not analysable.
+
+    ``record`` is the deal's record (`deal_record`) or the table's view at the deal's end that the server
+    stores (`DealRecord.record`, which holds it under ``"record"``)."""
+    record = inner_record(record)
     if result is None or result.get("type") not in ("game", "misere") or result.get("declarer") is None:
         return None
     tricks = record.get("tricks") or []

@@ -24,6 +24,7 @@ from app.analysis.records import played_deal
 from app.engine.ending import deal_record
 from app.engine.randomplay import play_deal
 from app.engine.state import new_table
+from app.engine.views import view
 from app.solver import Solver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +84,8 @@ def test_the_deal_analysed_is_the_deal_played() -> None:
             assert state.last_result is not None and state.deal is not None
             result = state.last_result.to_json()
             played = played_deal(result, deal_record(state.deal))
+            # The server stores the table's view at the deal's end: it reads the same.
+            assert played_deal(result, view(state, None)) == played
             if played is None:
                 continue
             deal, active = played

@@ -16,6 +16,7 @@ from fastapi import APIRouter
 from sqlalchemy import select
 
 from app.analysis.deal import PlayedDeal
+from app.analysis.records import inner_record
 from app.db.models import DealRecord, GameTable, Room, TableSeat, User
 from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import require_watch
@@ -91,7 +92,7 @@ async def deal_analysis(
         "deal": deal_number,
         "players": {str(s): {"name": n, "robot": robot_level(n)} for s, n in players.items()},
         "result": result,
-        "record": record,
+        "record": inner_record(record),
         "analysis": None if found is None else _in_table_seats(*found),
     }
 
