@@ -16,7 +16,7 @@ from fastapi import APIRouter
 from sqlalchemy import select
 
 from app.analysis.deal import PlayedDeal
-from app.analysis.records import inner_record
+from app.analysis.records import inner_record, played_deal
 from app.db.models import DealRecord, GameTable, Room, TableSeat, User
 from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import require_watch
@@ -87,12 +87,20 @@ async def deal_analysis(
     deal_id, result, record = deal.id, deal.result, deal.record
     await session.close()  # no connection held while the solver works
     found = await stored_analysis(ctx.sessions, _pool(ctx), deal_id)
+    played = played_deal(result, record)
+    # The hands as play began (the declarer's after the talon and the discard), by table seat.
+    hands = (
+        {}
+        if played is None
+        else {str(seat): [c.text for c in played[0].hands[i]] for i, seat in enumerate(played[1])}
+    )
     return {
         "table": table_id,
         "deal": deal_number,
         "players": {str(s): {"name": n, "robot": robot_level(n)} for s, n in players.items()},
         "result": result,
         "record": inner_record(record),
+        "hands": hands,
         "analysis": None if found is None else _in_table_seats(*found),
     }
 

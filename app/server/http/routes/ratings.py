@@ -20,6 +20,7 @@ from app.server.http.deps import MAX_ID, CurrentUser, Id, OperatorUser, SessionD
 from app.server.ratings import SITE, ratings_of, room_settings
 from app.server.ratings.reading import history, leaderboard, shown
 from app.server.tables.robot_levels import robot_level
+from app.table import LIVE
 
 router = APIRouter(prefix="/api/ratings", tags=["ratings"])
 
@@ -124,6 +125,25 @@ async def table_ratings(table_id: Id, user: CurrentUser, session: SessionDep) ->
             for s, u, n in seats
         ],
     }
+
+
+@router.get("/rooms/{room_id}/seated")
+async def room_seated(room_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, dict[str, Any]]:
+    """The lobby's view: for each table of the room still in play, each seated player's rating on the
+    room's ladder (``{table: {seat: rating}}``)."""
+    await _visible_room(session, room_id, user)
+    rows = (
+        await session.execute(
+            select(TableSeat.table_id, TableSeat.seat, TableSeat.user_id)
+            .join(GameTable, GameTable.id == TableSeat.table_id)
+            .where(GameTable.room_id == room_id, GameTable.status.in_(LIVE))
+        )
+    ).all()
+    ratings = await ratings_of(session, room_id, {int(u) for _, _, u in rows})
+    out: dict[str, dict[str, Any]] = {}
+    for table_id, seat, user_id in rows:
+        out.setdefault(str(table_id), {})[str(seat)] = ratings[int(user_id)]
+    return out
 
 
 class RoomRatingsIn(BaseModel):

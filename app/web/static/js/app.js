@@ -2,6 +2,7 @@
 import { session, signOut } from "./api.js";
 import { draw, h } from "./dom.js";
 import { t, setLang, lang, onLangChange } from "./i18n.js";
+import { rt } from "./ratings.js";
 
 /**
  * A page module mounts itself into `root` and returns its unmount function.
@@ -19,6 +20,10 @@ const ROUTES = [
   [/^#\/admin\/tables\/(\d+)$/, () => import("./pages/admin_game.js")],
   [/^#\/admin$/, () => import("./pages/admin.js")],
   [/^#\/operator$/, () => import("./pages/operator.js")],
+  [/^#\/ratings$/, () => import("./pages/ratings.js")],
+  [/^#\/ratings\/room\/(\d+)$/, () => import("./pages/ratings.js")],
+  [/^#\/players\/([^/]+)$/, () => import("./pages/player.js")],
+  [/^#\/analysis\/(\d+)\/(\d+)$/, () => import("./pages/analysis.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],
 ];
 
@@ -50,6 +55,7 @@ function renderNav() {
       ? [
           h("a", { href: "#/lobby" }, t("lobby")),
           h("a", { href: "#/games" }, t("my_games")),
+          h("a", { href: "#/ratings", "data-nav": "ratings" }, rt("ratings")),
           user.role === "operator" || user.role === "admin" ? h("a", { href: "#/operator", "data-nav": "operator" }, t("nav_operator")) : null,
           user.role === "admin" ? h("a", { href: "#/admin", "data-nav": "admin" }, t("nav_admin")) : null,
           h("span", { class: "whoami", "data-user": user.name }, user.name),

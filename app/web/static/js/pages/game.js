@@ -3,6 +3,7 @@ import { call } from "../api.js";
 import { cardElement, sortHand } from "../cards.js";
 import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
+import { rt } from "../ratings.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { resultWords } from "../table/dealend.js";
 
@@ -44,6 +45,7 @@ export function mount(root, params) {
                   h("div", { class: "reveal-hand" }, h("span", { class: "label" }, name(Number(seat))), ...sortHand(/** @type {string[]} */ (cards)).map((c) => cardElement(c))),
                 ),
               ),
+              h("a", { class: "analysis-link", href: `#/analysis/${id}/${d.deal}`, "data-analysis-link": d.deal }, rt("analysis")),
             ),
           ),
         ),
