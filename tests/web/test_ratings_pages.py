@@ -1,0 +1,163 @@
+"""The ratings and analysis pages in the browser (issue 21): the leaderboard, the player page with its
+SVG chart, the analysis page (trick by trick, every figure the server's), ratings in the lobby and at the
+table, and no analysis (nor any card) of a deal still in play."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Browser
+
+from app.analysis.records import played_deal
+from app.bots.client import Api, play_table, random_chooser
+from tests.server.conftest import OPERATOR, ServerProcess, login
+from tests.web.site import PASSWORD, Player, open_player
+
+QUICK = {"pool_size": 2, "deal_time": 60, "reserve_time": 60}
+
+
+async def _bots_for(server: ServerProcess, players: list[Player]) -> list[Api]:
+    apis = []
+    for player in players:
+        api = Api(server.url)
+        await api.login(player.name, PASSWORD)
+        apis.append(api)
+    return apis
+
+
+async def _play(apis: list[Api], table_id: int, seed: int) -> None:
+    rng = random.Random(seed)
+    clients = []
+    for api in apis:
+        client = api.table(table_id)
+        await client.connect()
+        clients.append(client)
+        await api.sit(table_id)
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(*(play_table(c, random_chooser(random.Random(rng.random()))) for c in clients)),
+            300,
+        )
+    finally:
+        for client in clients:
+            await client.close()
+
+
+async def _until(check: Any, what: str, timeout: float = 60) -> Any:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while (value := await check()) is None:
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.2)
+    return value
+
+
+async def test_leaderboard_player_page_and_analysis_page(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    server = sqlite_server
+    players = [await open_player(browser, server) for _ in range(3)]
+    apis = await _bots_for(server, players)
+    operator = await login(server, OPERATOR)
+    room = await operator.create_room("ladder room", QUICK)
+    # Random bots sometimes pass every deal out: play pulyas until one had cards played.
+    analysable: tuple[int, dict[str, Any]] | None = None
+    games = 0
+    for seed in range(6):
+        table = await operator.open_table(room["id"], 3)
+        await _play(apis, table["id"], seed)
+        games += 1
+        history = await operator.call("GET", f"/api/tables/{table['id']}/history")
+        for deal in history["deals"]:
+            if played_deal(deal["result"], deal["record"]) is not None:
+                analysable = (table["id"], deal)
+                break
+        if analysable:
+            break
+    assert analysable is not None
+    table_id, deal = analysable
+
+    async def rated() -> dict[str, Any] | None:
+        board = await operator.call("GET", "/api/ratings/leaderboard")
+        counts = sorted(p["games"] for p in board["players"])
+        return board if counts == [games] * 3 else None
+
+    board = await _until(rated, "the pulyas taken into the ladder")
+    page = players[0].page
+    errors_before = len(players[0].errors)
+
+    # The leaderboard: every player with the server's figure, best first.
+    await page.click("[data-nav=ratings]")
+    await page.wait_for_selector("[data-leaderboard='0'] [data-board-row]")
+    rows = page.locator("[data-board-row]")
+    assert await rows.count() == 3
+    for i, expected in enumerate(board["players"]):
+        row = rows.nth(i)
+        assert await row.get_attribute("data-board-row") == expected["user"]
+        cell = row.locator("[data-rating]")
+        assert int(await cell.get_attribute("data-rating") or 0) == expected["rating"]
+        assert (await cell.text_content() or "").endswith("?")  # provisional after so few pulyas
+    await page.screenshot(path=str(artifacts / "leaderboard.png"), full_page=True)
+    await page.click(f'[data-ladder="{room["id"]}"]')
+    await page.wait_for_selector(f"[data-leaderboard='{room['id']}'] [data-board-row]")
+    assert await page.locator("[data-board-row]").count() == 3
+
+    # The player page: the site rating and one chart point per rated pulya.
+    best = board["players"][0]
+    await page.click(f'[data-board-row="{best["user"]}"] a')
+    await page.wait_for_selector(f'[data-player-page="{best["user"]}"] [data-rating-chart]')
+    assert int(await page.get_attribute("[data-site-rating]", "data-site-rating") or 0) == best["rating"]
+    chart = page.locator("[data-player-page] > [data-rating-chart]")
+    assert int(await chart.get_attribute("data-rating-chart") or 0) == games
+    assert await chart.locator("circle").count() == games
+    await page.screenshot(path=str(artifacts / "player.png"), full_page=True)
+
+    # The analysis page, reached from the game's page: the server's figures, trick by trick.
+    number = deal["deal"]
+    api_view = await operator.call("GET", f"/api/analysis/tables/{table_id}/deals/{number}")
+    cards = api_view["analysis"]["cards"]
+    await page.goto(f"{server.url}/#/games/{table_id}")
+    await page.click(f'[data-analysis-link="{number}"]')
+    await page.wait_for_selector(f'[data-analysis-page="{table_id}/{number}"] [data-par]')
+    assert int(await page.get_attribute("[data-par]", "data-par") or -1) == api_view["analysis"]["start"]
+    assert int(await page.get_attribute("[data-par]", "data-taken") or -1) == api_view["analysis"]["taken"]
+    assert await page.locator("[data-open-hand]").count() == 3  # every hand open
+    shown = page.locator("[data-verdict]")
+    assert [await shown.nth(i).get_attribute("data-verdict") for i in range(await shown.count())] == [
+        c["card"] for c in cards[:3]
+    ]
+    if len(cards) > 3:
+        await page.click("[data-action=next-trick]")
+        await page.wait_for_selector("[data-trick-shown='1']")
+        assert await page.locator("[data-verdict]").first.get_attribute("data-verdict") == cards[3]["card"]
+    await page.click("[data-action=all-tricks]")
+    await page.wait_for_selector("[data-trick-shown='-1']")
+    assert await page.locator("[data-verdict]").count() == len(cards)
+    losses = [int(await shown.nth(i).get_attribute("data-loss") or -1) for i in range(len(cards))]
+    assert losses == [c["loss"] for c in cards]
+    await page.screenshot(path=str(artifacts / "analysis.png"), full_page=True)
+
+    # A deal in play: refused, and the page holds no card at all.
+    live = await operator.open_table(room["id"], 3)
+    for api in apis:
+        await api.sit(live["id"])
+    await page.goto(f"{server.url}/#/analysis/{live['id']}/1")
+    await page.wait_for_selector("[data-error=analysis_not_yet]")
+    assert await page.locator("[data-card], [data-verdict], [data-open-hand]").count() == 0
+
+    # Ratings beside the names: in the lobby and at the table.
+    await page.goto(f"{server.url}/#/lobby")
+    seats = page.locator(f'[data-lobby-table="{live["id"]}"] [data-lobby-seat] [data-rating]')
+    await seats.first.wait_for()
+    assert await seats.count() == 3
+    await page.goto(f"{server.url}/#/table/{live['id']}")
+    await page.wait_for_selector("[data-table-ratings] [data-seat-rating]")
+    assert await page.locator("[data-table-ratings] [data-seat-rating]").count() == 3
+    assert players[0].errors[errors_before:] == []
+    for api in [operator, *apis]:
+        await api.close()
+    for player in players:
+        await player.context.close()
