@@ -27,6 +27,7 @@ from app.server.http.middleware import BodyLimit, SecurityHeaders
 from app.server.http.routes import analysis as analysis_routes
 from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
 from app.server.http.routes import ratings as ratings_routes
+from app.server.http.routes import stats as stats_routes
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.ratings import run_ratings
@@ -154,6 +155,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ops.router)
     app.include_router(ratings_routes.router)
     app.include_router(analysis_routes.router)
+    app.include_router(stats_routes.router)
     app.include_router(ws_router)
 
     @app.get("/api/health")
