@@ -115,6 +115,19 @@ async def test_leaderboard_player_page_and_analysis_page(
     assert await chart.locator("circle").count() == games
     await page.screenshot(path=str(artifacts / "player.png"), full_page=True)
 
+    # Statistics: the figures the server counted, and the plots.
+    stats = await operator.call("GET", f"/api/stats/players/{best['user']}")
+    assert stats["pulyas"] == games
+    await page.click(f'[data-stats-link="{best["user"]}"]')
+    await page.wait_for_selector(f'[data-stats-page="{best["user"]}"] [data-chart]')
+    assert await page.locator("[data-stats-page] svg[data-chart]").count() == 2
+    assert f"{games}" in (await page.text_content("[data-stat=pulyas]") or "")
+    bars = page.locator("[data-bar]")
+    assert await bars.count() == 10  # levels 6..10, declared and made
+    line = page.locator("svg[data-points]")
+    assert int(await line.get_attribute("data-points") or -1) == games
+    await page.screenshot(path=str(artifacts / "stats.png"), full_page=True)
+
     # The analysis page, reached from the game's page: the server's figures, trick by trick.
     number = deal["deal"]
     api_view = await operator.call("GET", f"/api/analysis/tables/{table_id}/deals/{number}")

@@ -24,6 +24,8 @@ const ROUTES = [
   [/^#\/ratings\/room\/(\d+)$/, () => import("./pages/ratings.js")],
   [/^#\/players\/([^/]+)$/, () => import("./pages/player.js")],
   [/^#\/analysis\/(\d+)\/(\d+)$/, () => import("./pages/analysis.js")],
+  [/^#\/stats\/(room)\/(\d+)$/, () => import("./pages/stats.js")],
+  [/^#\/stats\/([^/]+)$/, () => import("./pages/stats.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],
 ];
 

@@ -18,7 +18,7 @@ export function mount(root, params) {
         h("h1", {}, name, page ? h("span", { class: "rating-big", "data-site-rating": page.site.rating, "data-provisional": String(page.site.provisional) }, ` · ${ratingText(page.site)}`) : null),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         page?.robot ? h("p", { class: "hint", "data-robot": page.robot }, rt("robot_note")) : null,
-        page ? h("p", {}, `${rt("pulyas")}: ${page.site.games}`) : null,
+        page ? h("p", {}, `${rt("pulyas")}: ${page.site.games} · `, h("a", { href: `#/stats/${encodeURIComponent(name)}`, "data-stats-link": name }, rt("statistics"))) : null,
         h("h2", {}, rt("rating_history")),
         page && !page.history.length ? h("p", {}, rt("no_history")) : null,
         page?.history.length ? ratingChart(page.history) : null,

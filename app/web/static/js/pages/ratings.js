@@ -1,5 +1,5 @@
 /** The leaderboards (issue 21 §1): the site's ladder, or a room's (`#/ratings/room/ID`). People only. */
-import { call } from "../api.js";
+import { call, session } from "../api.js";
 import { draw, h } from "../dom.js";
 import { onLangChange } from "../i18n.js";
 import { ratingText, rt } from "../ratings.js";
@@ -12,6 +12,11 @@ export function mount(root, params) {
   /** @type {any[]} */
   let rooms = [];
   let error = "";
+  // The room's statistics are its operator's (and admins'): the link is shown to them only.
+  const mayRunRoom = () => {
+    const me = session();
+    return Boolean(me && (me.role === "admin" || rooms.find((r) => r.id === room)?.operator === me.name));
+  };
   const render = () =>
     draw(
       h(
@@ -25,6 +30,7 @@ export function mount(root, params) {
           ...rooms.map((r) => h("a", { key: r.id, href: `#/ratings/room/${r.id}`, "data-ladder": r.id, "aria-current": r.id === room ? "page" : undefined }, r.name)),
         ),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
+        room && mayRunRoom() ? h("p", {}, h("a", { href: `#/stats/room/${room}`, "data-room-stats-link": room }, rt("statistics"))) : null,
         board && !board.players.length ? h("p", {}, rt("no_ratings")) : null,
         board?.players.length
           ? h(
