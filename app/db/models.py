@@ -245,15 +245,17 @@ class UsedTicket(Base):
     expires_at: Mapped[float] = mapped_column(Float, index=True)
 
 
-class RoomRatingSettings(Base):
-    """A room's rating settings (issue 21): whether its games are rated (a practice room's are not) and
-    the rating a player needs to sit at its tables (the room ladder's shown rating; None: no limit)."""
+class RoomSettings(Base):
+    """A room's settings of issue 21: whether its games are rated (a practice room's are not), the rating a
+    player needs to sit at its tables (the room ladder's shown rating; None: no limit), and ``broadcast``:
+    spectators see every hand one deal behind (`app.server.http.routes.broadcast`)."""
 
-    __tablename__ = "room_rating_settings"
+    __tablename__ = "room_settings"
     room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True, autoincrement=False)
     rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     min_rating: Mapped[int | None] = mapped_column(Integer, nullable=True)
     max_rating: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    broadcast: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class PlayerRating(Base):

@@ -24,10 +24,8 @@ from app.server.context import ServerContext
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
-from app.server.http.routes import analysis as analysis_routes
 from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
-from app.server.http.routes import ratings as ratings_routes
-from app.server.http.routes import stats as stats_routes
+from app.server.http.routes.insight import ROUTERS as INSIGHT_ROUTERS
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.ratings import run_ratings
@@ -153,9 +151,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(invites.router)
     app.include_router(users.router)
     app.include_router(ops.router)
-    app.include_router(ratings_routes.router)
-    app.include_router(analysis_routes.router)
-    app.include_router(stats_routes.router)
+    for router in INSIGHT_ROUTERS:  # issue 21: ratings, analysis, statistics, broadcast, export
+        app.include_router(router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

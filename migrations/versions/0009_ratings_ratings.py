@@ -19,11 +19,12 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     op.create_table(
-        "room_rating_settings",
+        "room_settings",
         sa.Column("room_id", sa.Integer(), sa.ForeignKey("rooms.id"), primary_key=True, autoincrement=False),
         sa.Column("rated", sa.Boolean(), nullable=False, server_default=sa.true()),
         sa.Column("min_rating", sa.Integer(), nullable=True),
         sa.Column("max_rating", sa.Integer(), nullable=True),
+        sa.Column("broadcast", sa.Boolean(), nullable=False, server_default=sa.false()),
     )
     op.create_table(
         "ratings",
@@ -77,4 +78,4 @@ def downgrade() -> None:
     op.drop_table("rating_history")
     op.drop_index("ix_ratings_ladder_robot", "ratings")
     op.drop_table("ratings")
-    op.drop_table("room_rating_settings")
+    op.drop_table("room_settings")

@@ -2,7 +2,7 @@
 
 A game counts when it is settled: status ``finished`` with a settlement (a game awaiting an award is
 provisional and waits; RULES §8.4), not ended by a server fault, with at least one deal played, in a
-room whose games are rated (`RoomRatingSettings.rated`). It moves its room's ladder and the site's (0).
+room whose games are rated (`RoomSettings.rated`). It moves its room's ladder and the site's (0).
 
 Live and rebuilt ratings are equal by construction: both go through `_take_in` in the same order. A game
 that settles after a later-finished one was already taken in (an award given late, or two commits landing
@@ -28,7 +28,7 @@ from app.db.models import (
     PlayerRating,
     RatedGame,
     RatingChange,
-    RoomRatingSettings,
+    RoomSettings,
     TableSeat,
     User,
 )
@@ -107,9 +107,7 @@ async def _game(
 
 
 async def _counts(session: AsyncSession, room_id: int) -> bool:
-    rated = await session.scalar(
-        select(RoomRatingSettings.rated).where(RoomRatingSettings.room_id == room_id)
-    )
+    rated = await session.scalar(select(RoomSettings.rated).where(RoomSettings.room_id == room_id))
     return rated is None or bool(rated)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.db.models import Room, RoomRatingSettings, User
+from app.db.models import Room, RoomSettings, User
 from app.protocol.codes import ErrorCode
 from app.ratings import display_rating
 from app.server.errors import ApiError
@@ -12,16 +12,16 @@ from app.server.ratings.reading import ladder_rating
 from app.server.tables.robot_levels import robot_level
 
 
-async def room_settings(session: AsyncSession, room_id: int) -> RoomRatingSettings:
+async def room_settings(session: AsyncSession, room_id: int) -> RoomSettings:
     """The room's settings (the defaults, unsaved, when it never had any: rated, no limits)."""
-    row = await session.get(RoomRatingSettings, room_id)
-    return row if row is not None else RoomRatingSettings(room_id=room_id, rated=True)
+    row = await session.get(RoomSettings, room_id)
+    return row if row is not None else RoomSettings(room_id=room_id, rated=True)
 
 
 async def require_rating_to_sit(session: AsyncSession, room: Room, user: User) -> None:
     """403 ``rating_out_of_range`` naming the limit and the player's rating on the room's ladder, if the
     room sets limits the rating is outside of. Robots (seated by the operator) are not held to them."""
-    settings = await session.get(RoomRatingSettings, room.id)
+    settings = await session.get(RoomSettings, room.id)
     if settings is None or (settings.min_rating is None and settings.max_rating is None):
         return
     if robot_level(user.name) is not None:

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from app.auth.roles import Role
 from app.auth.users import name_key
-from app.db.models import GameTable, PlayerRating, Room, RoomRatingSettings, TableSeat, User
+from app.db.models import GameTable, PlayerRating, Room, RoomSettings, TableSeat, User
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.privacy import require_watch
@@ -147,14 +147,16 @@ async def room_seated(room_id: Id, user: CurrentUser, session: SessionDep) -> di
 
 
 class RoomRatingsIn(BaseModel):
-    """A room's rating settings: ``rated`` false makes a practice room (its games never rated); the
-    limits are on the room ladder's shown rating (null: none)."""
+    """A room's settings of issue 21: ``rated`` false makes a practice room (its games never rated); the
+    limits are on the room ladder's shown rating (null: none); ``broadcast`` shows spectators every hand
+    one deal behind."""
 
     model_config = ConfigDict(extra="forbid")
 
     rated: StrictBool = True
     min_rating: int | None = Field(None, ge=0, le=RATING_BOUND)
     max_rating: int | None = Field(None, ge=0, le=RATING_BOUND)
+    broadcast: StrictBool = False  # spectators see every hand one deal behind (routes.broadcast)
 
     @model_validator(mode="after")
     def _ordered(self) -> RoomRatingsIn:
@@ -163,9 +165,9 @@ class RoomRatingsIn(BaseModel):
         return self
 
 
-def _settings_out(row: RoomRatingSettings) -> dict[str, Any]:
+def _settings_out(row: RoomSettings) -> dict[str, Any]:
     return {"room": row.room_id, "rated": row.rated is not False, "min_rating": row.min_rating,
-            "max_rating": row.max_rating}  # fmt: skip
+            "max_rating": row.max_rating, "broadcast": bool(row.broadcast)}  # fmt: skip
 
 
 @router.get("/rooms/{room_id}/settings")
@@ -184,11 +186,12 @@ async def put_room_settings(
         raise ApiError(ErrorCode.NOT_FOUND, f"no room {room_id}")
     if room.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
         raise ApiError(ErrorCode.FORBIDDEN, "an operator acts only on their own rooms")
-    row = await session.get(RoomRatingSettings, room_id)
+    row = await session.get(RoomSettings, room_id)
     if row is None:
-        row = RoomRatingSettings(room_id=room_id)
+        row = RoomSettings(room_id=room_id)
         session.add(row)
     row.rated, row.min_rating, row.max_rating = body.rated, body.min_rating, body.max_rating
+    row.broadcast = body.broadcast
     audit(session, user, "room_ratings", f"room {room_id}", **body.model_dump())
     await session.commit()
     return _settings_out(row)
