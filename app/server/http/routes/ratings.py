@@ -128,9 +128,9 @@ async def table_ratings(table_id: Id, user: CurrentUser, session: SessionDep) ->
 
 
 @router.get("/rooms/{room_id}/seated")
-async def room_seated(room_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, dict[str, Any]]:
+async def room_seated(room_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """The lobby's view: for each table of the room still in play, each seated player's rating on the
-    room's ladder (``{table: {seat: rating}}``)."""
+    room's ladder (``tables: {table: {seat: rating}}``), and whether the room broadcasts its tables."""
     await _visible_room(session, room_id, user)
     rows = (
         await session.execute(
@@ -143,7 +143,7 @@ async def room_seated(room_id: Id, user: CurrentUser, session: SessionDep) -> di
     out: dict[str, dict[str, Any]] = {}
     for table_id, seat, user_id in rows:
         out.setdefault(str(table_id), {})[str(seat)] = ratings[int(user_id)]
-    return out
+    return {"broadcast": bool((await room_settings(session, room_id)).broadcast), "tables": out}
 
 
 class RoomRatingsIn(BaseModel):

@@ -25,6 +25,9 @@ const ROUTES = [
   [/^#\/players\/([^/]+)$/, () => import("./pages/player.js")],
   [/^#\/analysis\/(\d+)\/(\d+)$/, () => import("./pages/analysis.js")],
   [/^#\/stats\/(room)\/(\d+)$/, () => import("./pages/stats.js")],
+  [/^#\/broadcast\/(\d+)$/, () => import("./pages/broadcast.js")],
+  [/^#\/export\/(\d+)$/, () => import("./pages/export.js")],
+  [/^#\/import$/, () => import("./pages/import.js")],
   [/^#\/stats\/([^/]+)$/, () => import("./pages/stats.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],
 ];

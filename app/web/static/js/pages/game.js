@@ -29,6 +29,7 @@ export function mount(root, params) {
         h("h1", {}, `${t("table")} ${id} · `, h("span", { "data-status": history.status }, t(`status_${history.status}`))),
         sheet ? sheetElement(sheet, names) : null,
         history.settlement ? settlementElement(history.settlement, names) : null,
+        h("p", { class: "no-print" }, h("a", { href: `#/export/${id}`, "data-export-link": id }, rt("export")), " · ", h("a", { href: "#/import" }, rt("import"))),
         h("h2", {}, t("deals")),
         h(
           "ol",

@@ -4,7 +4,7 @@
 import { call } from "../api.js";
 import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
-import { ratingBadge } from "../ratings.js";
+import { ratingBadge, rt } from "../ratings.js";
 
 /**
  * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
@@ -13,7 +13,7 @@ import { ratingBadge } from "../ratings.js";
 
 /** @param {HTMLElement} root */
 export function mount(root) {
-  /** @type {Array<{room: Room, tables: Table[], ratings?: Record<string, Record<string, any>>}>} */
+  /** @type {Array<{room: Room, tables: Table[], extras?: {broadcast: boolean, tables: Record<string, Record<string, any>>}}>} */
   let rooms = [];
   let error = "";
   let stopped = false;
@@ -25,7 +25,7 @@ export function mount(root) {
         list.map(async (room) => ({
           room,
           tables: await call("GET", `/api/rooms/${room.id}/tables`),
-          ratings: await call("GET", `/api/ratings/rooms/${room.id}/seated`).catch(() => ({})),
+          extras: await call("GET", `/api/ratings/rooms/${room.id}/seated`).catch(() => undefined),
         })),
       );
       error = "";
@@ -46,8 +46,11 @@ export function mount(root) {
     }
   }
 
-  /** @param {Room} room @param {Table} table @param {Record<string, any>} [ratings] the seated players' */
-  function tableElement(room, table, ratings = {}) {
+  /**
+   * @param {Room} room @param {Table} table
+   * @param {Record<string, any>} [ratings] the seated players' @param {boolean} [broadcast] the room's
+   */
+  function tableElement(room, table, ratings = {}, broadcast = false) {
     return h(
       "li",
       { key: table.id, class: "table-card", "data-lobby-table": table.id, "data-status": table.status },
@@ -69,6 +72,7 @@ export function mount(root) {
         ),
       ),
       h("a", { class: "button", href: `#/table/${table.id}`, "data-action": "watch", "data-table": table.id }, t(table.status === "waiting" ? "open_table" : "watch")),
+      broadcast ? h("a", { class: "button", href: `#/broadcast/${table.id}`, "data-action": "broadcast", "data-table": table.id }, rt("broadcast")) : null,
     );
   }
 
@@ -80,13 +84,13 @@ export function mount(root) {
         h("h1", {}, t("rooms")),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         rooms.length ? null : h("p", {}, t("no_rooms")),
-        ...rooms.map(({ room, tables, ratings }) =>
+        ...rooms.map(({ room, tables, extras }) =>
           h(
             "article",
             { key: room.id, class: "room", "data-room": room.id, "data-private": String(room.private), "data-may-sit": String(room.may_sit) },
             h("h2", {}, room.name, room.private ? h("span", { class: "badge private" }, t("private")) : null),
             room.may_sit ? null : h("p", { class: "hint", "data-invite-only": room.id }, t("invite_only")),
-            h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table, ratings?.[String(table.id)]))),
+            h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table, extras?.tables[String(table.id)], extras?.broadcast))),
           ),
         ),
       ),
