@@ -61,13 +61,14 @@ async def broadcast(table_id: Id, user: CurrentUser, session: SessionDep) -> dic
     previous = None
     if last is not None and await analysis_allowed(session, table_id, deal_over=True):
         found = played_deal(last.result, last.record)
+        record = inner_record(last.record)
+        # The hands as play began; a deal not played (all passed, a declarer's game unplayed): as dealt.
         hands = (
-            {}
-            if found is None
-            else {str(s): [c.text for c in found[0].hands[i]] for i, s in enumerate(found[1])}
+            {str(s): [c.text for c in found[0].hands[i]] for i, s in enumerate(found[1])}
+            if found is not None
+            else dict(record.get("hands", {}))
         )
-        previous = {"deal": last.deal_number, "result": last.result, "record": inner_record(last.record),
-                    "hands": hands}  # fmt: skip
+        previous = {"deal": last.deal_number, "result": last.result, "record": record, "hands": hands}
     return {
         "table": table_id,
         "status": table.status,
