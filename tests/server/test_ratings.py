@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from app.bots.client import Api, ApiError, play_table, random_chooser
-from tests.server.conftest import OPERATOR, ServerProcess, _server, login
+from tests.server.conftest import OPERATOR, ServerProcess, _server, database_for, login
 
 NAMES: dict[int, str] = {}
 
@@ -31,11 +31,10 @@ async def new_player(server: ServerProcess) -> Api:
 POOL = {"pool_size": 1, "deal_time": 60, "reserve_time": 60}
 
 
-@pytest.fixture
-def fast_robots(tmp_path: Path) -> Iterator[ServerProcess]:
-    yield from _server(
-        f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}", tmp_path, {"PREFERANS_ROBOT_DELAY_MS": "0"}
-    )
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def fast_robots(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
+    """A server on each database whose robots do not pause before they play."""
+    yield from _server(database_for(request, tmp_path), tmp_path, {"PREFERANS_ROBOT_DELAY_MS": "0"})
 
 
 async def _play(players: list[Api], table_id: int, seed: int) -> None:
