@@ -64,6 +64,10 @@ class ErrorCode(StrEnum):
     DISABLED = "disabled", "the account is disabled"
     PRIVATE_ROOM = "private_room", "the table's private room is closed to this user as a spectator"
     NOT_INVITED = "not_invited", "a private room seats only its invited players"
+    NOT_PRACTICE = (
+        "not_practice",
+        "the solver's hint is given only at practice tables (rooms whose games are not rated)",
+    )
     RATING_OUT_OF_RANGE = (
         "rating_out_of_range",
         "the room seats only players whose rating lies within its limits",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.server.http.routes import analysis, broadcast, export, ratings, stats
+from app.server.http.routes import analysis, broadcast, export, practice, ratings, stats
 
 ROUTERS: tuple[APIRouter, ...] = (
     ratings.router,
@@ -13,4 +13,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     stats.router,
     broadcast.router,
     export.router,
+    practice.router,
 )

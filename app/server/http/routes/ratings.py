@@ -114,6 +114,8 @@ async def table_ratings(table_id: Id, user: CurrentUser, session: SessionDep) ->
     return {
         "table": table_id,
         "room": table.room_id,
+        # A practice room's table: its players may ask for the solver's hint (routes.practice).
+        "practice": not (await room_settings(session, table.room_id)).rated,
         "seats": [
             {
                 "seat": s,

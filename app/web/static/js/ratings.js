@@ -4,6 +4,7 @@
  * player page draws (by the site itself: no charting library).
  */
 import { call } from "./api.js";
+import { bidText, cardElement } from "./cards.js";
 import { h } from "./dom.js";
 import { lang } from "./i18n.js";
 
@@ -68,6 +69,8 @@ const TEXTS = {
     talon: "Talon",
     discard: "Discard",
     tricks: "Tricks",
+    hint: "Hint",
+    hint_is: "the solver would play:",
   },
   ru: {
     ratings: "Рейтинги",
@@ -128,6 +131,8 @@ const TEXTS = {
     talon: "Прикуп",
     discard: "Снос",
     tricks: "Взятки",
+    hint: "Подсказка",
+    hint_is: "решатель сыграл бы:",
   },
 };
 
@@ -191,15 +196,43 @@ export function tableRatings(tableId, onChange) {
   let key = "";
   /** @type {any[]} */
   let seats = [];
+  let practice = false;
+  /** @type {any} */
+  let hint = null;
+  let hintError = "";
+  let hintKey = "";
+
+  async function askHint(/** @type {string} */ at) {
+    hintError = "";
+    try {
+      hint = (await call("POST", `/api/tables/${tableId}/hint`)).hint;
+      hintKey = at;
+    } catch (exc) {
+      hintError = String(/** @type {Error} */ (exc).message);
+    }
+    onChange();
+  }
+
+  /** The hint in words: a card's face, a bid, or the action's name. @param {any} action */
+  function hintText(action) {
+    if (action.card) return cardElement(action.card);
+    if (action.bid) return bidText(action.bid);
+    return [action.type, action.call ?? action.mode ?? ""].filter(Boolean).join(" ");
+  }
+
   return {
-    /** @param {string[]} names */
-    strip(names) {
+    /**
+     * @param {string[]} names the seated names (a change fetches the ratings again)
+     * @param {string} [turn] a key of the position when it is this player's turn (none: no hint button)
+     */
+    strip(names, turn) {
       const now = names.join("\u0000");
       if (now !== key) {
         key = now;
         call("GET", `/api/ratings/tables/${tableId}`)
           .then((data) => {
             seats = data.seats;
+            practice = Boolean(data.practice);
             onChange();
           })
           .catch(() => {
@@ -207,9 +240,17 @@ export function tableRatings(tableId, onChange) {
           });
       }
       if (!seats.length) return null;
+      const hintShown = practice && turn && hintKey === turn && hint;
       return h(
         "span",
         { class: "table-ratings", "data-table-ratings": "" },
+        practice && turn
+          ? h("span", { class: "hint-box" },
+              h("button", { type: "button", "data-action": "hint", onclick: () => askHint(turn) }, rt("hint")),
+              hintShown ? h("span", { "data-hint": JSON.stringify(hint) }, ` ${rt("hint_is")} `, hintText(hint)) : null,
+              hintError ? h("span", { class: "error", role: "alert" }, hintError) : null,
+              " ")
+          : null,
         `${rt("ratings")}: `,
         ...seats.map((s, i) =>
           h("span", { key: s.seat, "data-seat-rating": s.seat }, i ? " · " : "", h("a", { href: `#/players/${encodeURIComponent(s.user)}` }, s.user), " ", ratingBadge(s.room_rating)),

@@ -194,7 +194,7 @@ export function mount(root, params) {
       deal?.contract ? h("span", { class: "contract" }, `${t("contract")}: ${bidText(deal.contract)}`) : null,
       state.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
       h("span", { class: "turn-of", "aria-live": "polite" }, turnOf),
-      ratings.strip(model.names),
+      ratings.strip(model.names, state.status === "playing" && state.legal.length ? `${state.v}` : undefined),
     );
     const over = state.outcome
       ? h(
