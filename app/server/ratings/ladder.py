@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from sqlalchemy import Select, delete, exists, not_, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.models import (
@@ -202,6 +203,8 @@ async def run_ratings(sessions: async_sessionmaker[AsyncSession], interval: floa
                     await session.commit()
         except asyncio.CancelledError:
             raise
+        except (OSError, SQLAlchemyError) as exc:  # the database away: the tables say so loudly enough
+            log.warning("ratings: could not take in settled games (%s); retrying", type(exc).__name__)
         except Exception:
             log.exception("ratings: taking in settled games failed; retrying")
         await asyncio.sleep(interval)
