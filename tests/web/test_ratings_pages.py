@@ -15,6 +15,7 @@ from app.analysis.records import played_deal
 from app.bots.client import Api, play_table, random_chooser
 from tests.server.conftest import OPERATOR, ServerProcess, login
 from tests.web.site import PASSWORD, Player, open_player
+from tests.web.test_admin_pages import logged_in
 
 QUICK = {"pool_size": 2, "deal_time": 60, "reserve_time": 60}
 
@@ -174,3 +175,41 @@ async def test_leaderboard_player_page_and_analysis_page(
         await api.close()
     for player in players:
         await player.context.close()
+
+
+async def test_an_operator_sets_rating_limits_practice_and_broadcast_and_the_seat_is_refused(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    operator = await login(sqlite_server, OPERATOR)
+    room = await operator.create_room("club", QUICK)
+    table = await operator.open_table(room["id"], 3)
+    page, errors = await logged_in(browser, sqlite_server, OPERATOR, "operator")
+    panel = page.locator(f'[data-room-settings="{room["id"]}"]')
+    await panel.wait_for()
+    await panel.locator('[data-room-setting="max_rating"]').fill("1400")
+    await panel.locator('[data-room-setting="rated"]').uncheck()
+    await panel.locator('[data-room-setting="broadcast"]').check()
+    await panel.locator("[data-action=save-room-settings]").click()
+    await panel.locator("[data-room-settings-status]").wait_for()
+    settings = await operator.call("GET", f"/api/ratings/rooms/{room['id']}/settings")
+    assert settings == {
+        "room": room["id"],
+        "rated": False,
+        "min_rating": None,
+        "max_rating": 1400,
+        "broadcast": True,
+    }
+    await page.screenshot(path=str(artifacts / "room-settings.png"), full_page=True)
+
+    # A new player (1500?) is above the maximum: the lobby's sit button is refused, with the reason shown.
+    player = await open_player(browser, sqlite_server)
+    await player.page.click(f'[data-action=sit][data-table="{table["id"]}"][data-seat="0"]')
+    alert = player.page.locator("[data-lobby] .error[role=alert]")
+    await alert.wait_for()
+    assert "1400" in (await alert.text_content() or "")
+    assert await player.page.locator(f'[data-action=broadcast][data-table="{table["id"]}"]').count() == 1
+    seats = await operator.call("GET", f"/api/ratings/tables/{table['id']}")
+    assert seats["seats"] == [] and seats["practice"] is True
+    assert errors == [] and player.errors == []
+    await operator.close()
+    await player.context.close()
