@@ -5,6 +5,7 @@ table, and no analysis (nor any card) of a deal still in play."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from playwright.async_api import Browser
 from app.analysis.records import played_deal
 from app.bots.client import Api, play_table, random_chooser
 from tests.server.conftest import OPERATOR, ServerProcess, login
-from tests.web.site import PASSWORD, Player, open_player
+from tests.web.site import PASSWORD, Observer, Player, open_player, sit_from_lobby
 from tests.web.test_admin_pages import logged_in
 
 QUICK = {"pool_size": 2, "deal_time": 60, "reserve_time": 60}
@@ -213,3 +214,36 @@ async def test_an_operator_sets_rating_limits_practice_and_broadcast_and_the_sea
     assert errors == [] and player.errors == []
     await operator.close()
     await player.context.close()
+
+
+async def test_the_hint_button_at_a_practice_table_suggests_a_legal_move(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    operator = await login(sqlite_server, OPERATOR)
+    room = await operator.create_room("practice", {"deal_time": 60, "reserve_time": 60})
+    await operator.call("PUT", f"/api/ratings/rooms/{room['id']}/settings", {"rated": False})
+    table = await operator.open_table(room["id"], 3)
+    observer = Observer(operator, table["id"])
+    await observer.start()
+    players = [await open_player(browser, sqlite_server) for _ in range(3)]
+    for seat, player in enumerate(players):
+        await sit_from_lobby(player, table["id"], seat)
+    state = await observer.wait(lambda s: s["status"] == "playing" and s["view"]["to_act"] is not None)
+    mover = players[state["view"]["to_act"]]
+    apis = await _bots_for(sqlite_server, [mover])
+    expected = (await apis[0].call("POST", f"/api/tables/{table['id']}/hint"))["hint"]
+    button = mover.page.locator("[data-table-ratings] [data-action=hint]")
+    await button.click()
+    shown = mover.page.locator("[data-hint]")
+    await shown.wait_for()
+    assert json.loads(await shown.get_attribute("data-hint") or "null") == expected
+    for other in players:
+        if other is not mover:
+            assert await other.page.locator("[data-action=hint]").count() == 0  # not their turn
+    await mover.page.screenshot(path=str(artifacts / "hint.png"))
+    assert all(p.errors == [] for p in players)
+    await observer.stop()
+    for api in [operator, *apis]:
+        await api.close()
+    for player in players:
+        await player.context.close()
