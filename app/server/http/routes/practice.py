@@ -2,8 +2,9 @@
 seated player whose turn it is may ask what the robot would do in their place.
 
 The robot decides from exactly that seat's view (`app.engine.view(state, seat)`: RULES §12, what the
-player sees) by sampling the unseen cards as it does at its own seats (`app.robots.decide`, node and
-layout budgets, a seed from the position), never from the hidden hands; off the event loop.
+player sees) and the deal's completed tricks, which the player saw played, by sampling the unseen cards as
+it does at its own seats (`app.robots.decide`, node and layout budgets, a seed from the position), never
+from the hidden hands; off the event loop.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from fastapi import APIRouter
 
 from app.engine.views import view
 from app.protocol.codes import ErrorCode
-from app.robots import decide
+from app.robots import Memory, decide
 from app.server.accounts.privacy import table_room
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
@@ -59,9 +60,13 @@ async def hint(table_id: Id, user: CurrentUser, ctx: ContextDep, session: Sessio
         hashlib.blake2b(orjson.dumps(seen, option=orjson.OPT_SORT_KEYS), digest_size=8).digest()
     )
     conventions = game.state.conventions
+    # The tricks of this deal the player watched being played (a robot at its own seat remembers them
+    # frame by frame; the view itself shows only the last one).
+    deal = game.state.deal
+    memory = Memory(game.state.deal_number, tuple(enumerate(deal.tricks)) if deal is not None else ())
 
     def work() -> dict[str, Any]:
-        action = decide(seen, legal, seed, HINT_LEVEL, conventions=conventions)
+        action = decide(seen, legal, seed, HINT_LEVEL, memory=memory, conventions=conventions)
         return {k: v for k, v in action.to_json().items() if k != "seat"}
 
     suggestion = await asyncio.get_running_loop().run_in_executor(ctx.solver_executor, work)
