@@ -1,5 +1,6 @@
 """Command line: ``python -m app serve [--host H] [--port P] [--workers N]``,
-``python -m app users add NAME --role R``, ``python -m app users disable|enable NAME``.
+``python -m app users add NAME --role R``, ``python -m app users disable|enable NAME``,
+``python -m app ratings rebuild`` (replays every settled game into the rating ladders, `app.server.ratings`).
 
 Both apply the database migrations first; ``DATABASE_URL`` selects the database.
 """
@@ -114,6 +115,25 @@ def _users_disable(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _rebuild_ratings() -> int:
+    from app.server.ratings import rebuild
+
+    settings = get_settings()
+    engine = make_engine(settings.database_url)
+    try:
+        async with make_sessionmaker(engine)() as session, session.begin():
+            return await rebuild(session)
+    finally:
+        await engine.dispose()
+
+
+def _ratings_rebuild(_args: argparse.Namespace) -> int:
+    upgrade(get_settings().database_url)
+    counted = asyncio.run(_rebuild_ratings())
+    print(f"rebuilt the rating ladders from {counted} rated games")
+    return 0
+
+
 def _migrate(_args: argparse.Namespace) -> int:
     upgrade(get_settings().database_url)
     return 0
@@ -144,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
         sub = users_commands.add_parser(verb, help=text)
         sub.add_argument("name")
         sub.set_defaults(func=_users_disable)
+    ratings = commands.add_parser("ratings", help="the rating ladders")
+    ratings_commands = ratings.add_subparsers(dest="ratings_command", required=True)
+    rebuild = ratings_commands.add_parser(
+        "rebuild", help="replay every settled game into the ladders from nothing"
+    )
+    rebuild.set_defaults(func=_ratings_rebuild)
     migrate = commands.add_parser("migrate", help="apply the database migrations")
     migrate.set_defaults(func=_migrate)
     args = parser.parse_args(argv)

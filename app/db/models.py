@@ -376,3 +376,70 @@ class TournamentJudgeCall(Base):
     answered_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     answered_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     answer: Mapped[str | None] = mapped_column(String(2000), nullable=True)
+
+
+class RoomSettings(Base):
+    """A room's settings of issue 21: whether its games are rated (a practice room's are not), the rating a
+    player needs to sit at its tables (the room ladder's shown rating; None: no limit), and ``broadcast``:
+    spectators see every hand one deal behind (`app.server.http.routes.broadcast`)."""
+
+    __tablename__ = "room_settings"
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True, autoincrement=False)
+    rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    min_rating: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    max_rating: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    broadcast: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+class PlayerRating(Base):
+    """A player's rating on one ladder: ``ladder`` 0 is the site's, any other the id of a room (its own
+    ladder). ``robot``: a robot account, rated but left off the leaderboards (`app.ratings`)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_ladder_robot", "ladder", "robot"),)
+    ladder: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True, autoincrement=False)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    robot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class RatingChange(Base):
+    """One player's rating after one rated pulya on one ladder: the player page's history chart."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (Index("ix_rating_history_user_ladder", "user_id", "ladder"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    ladder: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    at: Mapped[float] = mapped_column(Float)  # the game's finished_at
+
+
+class RatedGame(Base):
+    """A settled game the ratings have taken in (``counted``: whether it moved any rating; a practice
+    room's or an empty game's did not). Games are rated in (finished_at, table_id) order."""
+
+    __tablename__ = "rated_games"
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), primary_key=True, autoincrement=False)
+    finished_at: Mapped[float] = mapped_column(Float)
+    counted: Mapped[bool] = mapped_column(Boolean)
+    rated_at: Mapped[float] = mapped_column(Float)
+
+
+class DealAnalysis(Base):
+    """The solver's analysis of one finished deal (issue 21 §2), computed once and kept: ``analysis`` is
+    `app.analysis.DealAnalysis.to_json` in solver seats, ``seats`` the table seat of each solver seat."""
+
+    __tablename__ = "deal_analyses"
+    deal_id: Mapped[int] = mapped_column(ForeignKey("deals.id"), primary_key=True, autoincrement=False)
+    seats: Mapped[list[Any]] = mapped_column(JSON)
+    analysis: Mapped[dict[str, Any]] = mapped_column(JSON)
+    node_budget: Mapped[int] = mapped_column(Integer)
+    solver: Mapped[str] = mapped_column(String(16))
+    at: Mapped[float] = mapped_column(Float)

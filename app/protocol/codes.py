@@ -64,6 +64,18 @@ class ErrorCode(StrEnum):
     DISABLED = "disabled", "the account is disabled"
     PRIVATE_ROOM = "private_room", "the table's private room is closed to this user as a spectator"
     NOT_INVITED = "not_invited", "a private room seats only its invited players"
+    NOT_PRACTICE = (
+        "not_practice",
+        "the solver's hint is given only at practice tables (rooms whose games are not rated)",
+    )
+    RATING_OUT_OF_RANGE = (
+        "rating_out_of_range",
+        "the room seats only players whose rating lies within its limits",
+    )
+    ANALYSIS_NOT_YET = (
+        "analysis_not_yet",
+        "the deal's analysis is shown only once the deal (or tournament round) is over",
+    )
     NOT_FOUND = "not_found", "no such table"
     TOO_MANY_CONNECTIONS = "too_many_connections", "the user or the table has as many connections as allowed"
 

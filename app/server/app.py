@@ -17,6 +17,7 @@ from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
 from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
+from app.server.analysis import AnalysisPool
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.peers import Peers
 from app.server.cluster.worker import run_ticks
@@ -38,8 +39,10 @@ from app.server.http.routes import (
     tournaments,
     users,
 )
+from app.server.http.routes.insight import ROUTERS as INSIGHT_ROUTERS
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
+from app.server.ratings import run_ratings
 from app.server.settings import Settings, get_settings
 from app.server.storage import GroupWriter
 from app.server.tables.registry import recover_all, recover_owned, shutdown_all
@@ -97,6 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             tickets=TicketBook(settings.ticket_ttl),
             writer=writer,
         )
+        ctx.analysis = AnalysisPool(settings.analysis_workers, settings.analysis_backlog)
         app.state.ctx = ctx
         await writer.start()
         background = []
@@ -127,6 +131,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             background.append(
                 asyncio.create_task(run_round_clocks(ctx, last_alive_ms=last_alive), name="round-clocks")
             )
+        if ctx.cluster is None or ctx.cluster.slot == 0:  # one writer of the rating ladders per site
+            background.append(
+                asyncio.create_task(run_ratings(sessions, settings.ratings_interval), name="ratings")
+            )
         try:
             yield
         finally:
@@ -139,6 +147,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await shutdown_all(ctx)
             await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
+            ctx.analysis.shutdown()
             ctx.passwords.shutdown()
             await writer.engine.dispose()
             await engine.dispose()
@@ -177,6 +186,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(internal.router)
     app.include_router(captains.router)
     app.include_router(tournaments.router)
+    for router in INSIGHT_ROUTERS:  # issue 21: ratings, analysis, statistics, broadcast, export
+        app.include_router(router)
     app.include_router(ws_router)
 
     @app.get("/api/health")

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from app.auth.passwords import PasswordPool
     from app.server.accounts.ratelimit import Limiter
     from app.server.accounts.sessions import SignedTickets, TicketBook
+    from app.server.analysis import AnalysisPool
     from app.server.cluster.ownership import Cluster
     from app.server.cluster.peers import Peers
     from app.server.connections.connection import Connection
@@ -49,3 +50,5 @@ class ServerContext:
     peers: Peers | None = None
     # Their tickets are signed so that any worker can redeem one (`accounts.sessions.SignedTickets`).
     signed_tickets: SignedTickets | None = None
+    # The solver's analyses of finished deals (issue 21 §2): worker processes, started on first use.
+    analysis: AnalysisPool | None = None

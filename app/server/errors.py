@@ -20,6 +20,9 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.DISABLED: 403,
     ErrorCode.PRIVATE_ROOM: 403,
     ErrorCode.NOT_INVITED: 403,
+    ErrorCode.RATING_OUT_OF_RANGE: 403,
+    ErrorCode.NOT_PRACTICE: 403,
+    ErrorCode.ANALYSIS_NOT_YET: 409,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
     ErrorCode.TIMEOUT: 408,
@@ -46,6 +49,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.TABLE_FULL: 409,
     ErrorCode.SEAT_TAKEN: 409,
     ErrorCode.NOT_SEATED: 409,
+    ErrorCode.NOT_YOUR_TURN: 409,  # a practice hint asked while the table waits for another seat
     ErrorCode.NOT_STARTED: 409,
     ErrorCode.NOT_PLAYING: 409,
     ErrorCode.GAME_OVER: 409,

@@ -31,6 +31,11 @@ class Settings(BaseSettings):
     ticket_ttl: float = Field(30.0, gt=0, le=600)
     # How often live sockets are checked against revocations made outside this process (the CLI).
     session_recheck_interval: float = Field(5.0, gt=0)
+    # How often newly settled games are taken into the rating ladders (issue 21; app.server.ratings).
+    ratings_interval: float = Field(1.0, gt=0)
+    # The solver's analyses of finished deals: worker processes and how many analyses may wait (issue 21).
+    analysis_workers: int = Field(1, ge=1, le=64)
+    analysis_backlog: int = Field(16, ge=1, le=10_000)
     db_pool_size: int = Field(16, ge=1)
     db_max_overflow: int = Field(16, ge=0)
     # A text frame above this many bytes gets a typed error; the transport closes far larger ones (1009).

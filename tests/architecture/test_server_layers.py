@@ -26,6 +26,8 @@ LAYERS = [
     "connections",
     "tables",
     "accounts",
+    "ratings",
+    "analysis",
     "cluster",
     "tournaments",
     "http",

@@ -30,6 +30,7 @@ from app.server.http.deps import (
     user_from_token,
 )
 from app.server.http.handlers import refusal
+from app.server.ratings import require_rating_to_sit
 from app.server.tables.actor import TableActor
 from app.server.tables.commands import Leave, SeatError, Sit, Stop
 from app.server.tables.live import TableLive, live_of
@@ -314,11 +315,13 @@ async def _live_actor(ctx: ContextDep, table_id: int) -> TableActor:
 
 @router.post("/tables/{table_id}/sit")
 async def sit(table_id: Id, body: SitIn, user: Caller, ctx: ContextDep) -> dict[str, int]:
-    """A private room's table seats only its invited players (403 ``not_invited``, nothing stored)."""
+    """A private room's table seats only its invited players (403 ``not_invited``, nothing stored); a room
+    with rating limits only players rated within them (403 ``rating_out_of_range``, `app.server.ratings`)."""
     async with ctx.sessions() as session:
         room = await table_room(session, table_id)
         if room is not None:
             await require_sit(session, room, user)
+            await require_rating_to_sit(session, room, user)
     actor = await _live_actor(ctx, table_id)
     reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     actor.submit(Sit(user.id, user.name, body.seat, reply))

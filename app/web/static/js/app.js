@@ -2,6 +2,7 @@
 import { session, signOut } from "./api.js";
 import { draw, h } from "./dom.js";
 import { t, setLang, lang, onLangChange } from "./i18n.js";
+import { rt } from "./ratings.js";
 
 /**
  * A page module mounts itself into `root` and returns its unmount function.
@@ -22,6 +23,15 @@ const ROUTES = [
   [/^#\/tournaments\/(\d+)$/, () => import("./pages/tournament.js")],
   [/^#\/tournaments$/, () => import("./pages/tournaments.js")],
   [/^#\/operator$/, () => import("./pages/operator.js")],
+  [/^#\/ratings$/, () => import("./pages/ratings.js")],
+  [/^#\/ratings\/room\/(\d+)$/, () => import("./pages/ratings.js")],
+  [/^#\/players\/([^/]+)$/, () => import("./pages/player.js")],
+  [/^#\/analysis\/(\d+)\/(\d+)$/, () => import("./pages/analysis.js")],
+  [/^#\/stats\/(room)\/(\d+)$/, () => import("./pages/stats.js")],
+  [/^#\/broadcast\/(\d+)$/, () => import("./pages/broadcast.js")],
+  [/^#\/export\/(\d+)$/, () => import("./pages/export.js")],
+  [/^#\/import$/, () => import("./pages/import.js")],
+  [/^#\/stats\/([^/]+)$/, () => import("./pages/stats.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],
 ];
 
@@ -54,6 +64,7 @@ function renderNav() {
           h("a", { href: "#/lobby" }, t("lobby")),
           h("a", { href: "#/games" }, t("my_games")),
           h("a", { href: "#/tournaments", "data-nav": "tournaments" }, t("tournaments")),
+          h("a", { href: "#/ratings", "data-nav": "ratings" }, rt("ratings")),
           user.role === "operator" || user.role === "admin" ? h("a", { href: "#/operator", "data-nav": "operator" }, t("nav_operator")) : null,
           user.role === "admin" ? h("a", { href: "#/admin", "data-nav": "admin" }, t("nav_admin")) : null,
           user.role === "admin" ? h("a", { href: "#/admin/appeals", "data-nav": "appeals" }, t("appeals")) : null,

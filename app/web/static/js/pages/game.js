@@ -3,6 +3,7 @@ import { call } from "../api.js";
 import { cardElement, sortHand } from "../cards.js";
 import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
+import { rt } from "../ratings.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { resultWords } from "../table/dealend.js";
 
@@ -28,6 +29,7 @@ export function mount(root, params) {
         h("h1", {}, `${t("table")} ${id} · `, h("span", { "data-status": history.status }, t(`status_${history.status}`))),
         sheet ? sheetElement(sheet, names) : null,
         history.settlement ? settlementElement(history.settlement, names) : null,
+        h("p", { class: "no-print" }, h("a", { href: `#/export/${id}`, "data-export-link": id }, rt("export")), " · ", h("a", { href: "#/import" }, rt("import"))),
         h("h2", {}, t("deals")),
         h(
           "ol",
@@ -44,6 +46,7 @@ export function mount(root, params) {
                   h("div", { class: "reveal-hand" }, h("span", { class: "label" }, name(Number(seat))), ...sortHand(/** @type {string[]} */ (cards)).map((c) => cardElement(c))),
                 ),
               ),
+              h("a", { class: "analysis-link", href: `#/analysis/${id}/${d.deal}`, "data-analysis-link": d.deal }, rt("analysis")),
             ),
           ),
         ),

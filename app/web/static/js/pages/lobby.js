@@ -4,6 +4,7 @@
 import { call } from "../api.js";
 import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
+import { ratingBadge, rt } from "../ratings.js";
 
 /**
  * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
@@ -12,7 +13,7 @@ import { t, onLangChange } from "../i18n.js";
 
 /** @param {HTMLElement} root */
 export function mount(root) {
-  /** @type {Array<{room: Room, tables: Table[]}>} */
+  /** @type {Array<{room: Room, tables: Table[], extras?: {broadcast: boolean, tables: Record<string, Record<string, any>>}}>} */
   let rooms = [];
   let error = "";
   let stopped = false;
@@ -20,7 +21,13 @@ export function mount(root) {
   async function load() {
     try {
       const list = /** @type {Room[]} */ (await call("GET", "/api/rooms"));
-      rooms = await Promise.all(list.map(async (room) => ({ room, tables: await call("GET", `/api/rooms/${room.id}/tables`) })));
+      rooms = await Promise.all(
+        list.map(async (room) => ({
+          room,
+          tables: await call("GET", `/api/rooms/${room.id}/tables`),
+          extras: await call("GET", `/api/ratings/rooms/${room.id}/seated`).catch(() => undefined),
+        })),
+      );
       error = "";
     } catch (exc) {
       error = String(/** @type {Error} */ (exc).message);
@@ -39,8 +46,11 @@ export function mount(root) {
     }
   }
 
-  /** @param {Room} room @param {Table} table */
-  function tableElement(room, table) {
+  /**
+   * @param {Room} room @param {Table} table
+   * @param {Record<string, any>} [ratings] the seated players' @param {boolean} [broadcast] the room's
+   */
+  function tableElement(room, table, ratings = {}, broadcast = false) {
     return h(
       "li",
       { key: table.id, class: "table-card", "data-lobby-table": table.id, "data-status": table.status },
@@ -54,6 +64,7 @@ export function mount(root) {
             { "data-lobby-seat": p.seat },
             h("span", { class: `dot ${p.connected ? "on" : "off"}`, "aria-label": t(p.connected ? "online" : "offline") }),
             p.robot ? h("span", { "data-robot": p.robot, title: t("robot") }, `🤖 ${p.robot}`) : p.user ?? t("free_seat"),
+            p.user && !p.robot ? ratingBadge(ratings[String(p.seat)]) : null,
             !p.user && table.status === "waiting" && room.may_sit
               ? h("button", { type: "button", "data-action": "sit", "data-table": table.id, "data-seat": p.seat, onclick: () => sit(table, p.seat) }, t("sit"))
               : null,
@@ -61,6 +72,7 @@ export function mount(root) {
         ),
       ),
       h("a", { class: "button", href: `#/table/${table.id}`, "data-action": "watch", "data-table": table.id }, t(table.status === "waiting" ? "open_table" : "watch")),
+      broadcast ? h("a", { class: "button", href: `#/broadcast/${table.id}`, "data-action": "broadcast", "data-table": table.id }, rt("broadcast")) : null,
     );
   }
 
@@ -72,13 +84,13 @@ export function mount(root) {
         h("h1", {}, t("rooms")),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         rooms.length ? null : h("p", {}, t("no_rooms")),
-        ...rooms.map(({ room, tables }) =>
+        ...rooms.map(({ room, tables, extras }) =>
           h(
             "article",
             { key: room.id, class: "room", "data-room": room.id, "data-private": String(room.private), "data-may-sit": String(room.may_sit) },
             h("h2", {}, room.name, room.private ? h("span", { class: "badge private" }, t("private")) : null),
             room.may_sit ? null : h("p", { class: "hint", "data-invite-only": room.id }, t("invite_only")),
-            h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table))),
+            h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table, extras?.tables[String(table.id)], extras?.broadcast))),
           ),
         ),
       ),

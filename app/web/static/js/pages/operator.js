@@ -5,6 +5,7 @@
 import { call, session, ApiError } from "../api.js";
 import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
+import { RoomSettingsPanel } from "../room_settings.js";
 
 /** Convention fields offered as inputs; any other field goes in "more overrides" (JSON). */
 const FIELDS = [
@@ -295,6 +296,7 @@ export function mount(root) {
             h("p", {}, Object.entries(room.overrides).map(([k, v]) => `${k}=${v}`).join(", ") || "—"),
             room.closed ? null : editForm(room),
             room.closed ? null : privacyPanel(room),
+            room.closed ? null : h(RoomSettingsPanel, { roomId: room.id }),
             room.closed
               ? null
               : h(

@@ -8,6 +8,7 @@ import { bidText } from "../cards.js";
 import { Clocks } from "../clocks.js";
 import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
+import { tableRatings } from "../ratings.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { TableSocket } from "../socket.js";
 import { auctionElement, biddingElement } from "../table/bidding.js";
@@ -212,6 +213,7 @@ export function mount(root, params) {
       deal?.contract ? h("span", { class: "contract" }, `${t("contract")}: ${bidText(deal.contract)}`) : null,
       state.seat === null ? h("span", { class: "badge" }, t("spectator")) : null,
       h("span", { class: "turn-of", "aria-live": "polite" }, turnOf),
+      ratings.strip(model.names, state.status === "playing" && state.legal.length ? `${state.v}` : undefined),
     );
     const over = state.outcome
       ? h(
@@ -279,6 +281,7 @@ export function mount(root, params) {
     }
   }
 
+  const ratings = tableRatings(tableId, () => render());
   const unsubscribe = onLangChange(render);
   socket.start();
   render();

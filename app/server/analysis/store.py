@@ -1,0 +1,45 @@
+"""A finished deal's analysis, computed once and kept in the database (`DealAnalysis` rows)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.analysis.deal import deal_json
+from app.analysis.records import played_deal
+from app.db.models import DealAnalysis, DealRecord
+from app.server.analysis.pool import AnalysisPool
+from app.solver import IMPLEMENTATION
+
+
+async def stored_analysis(
+    sessions: async_sessionmaker[AsyncSession], pool: AnalysisPool, deal_id: int
+) -> tuple[dict[str, Any], list[int]] | None:
+    """The analysis of the stored deal ``deal_id`` (solver seats) and the table seat of each solver seat;
+    None for a deal with nothing to analyse (all-pass, or not played). Computed on first demand with no
+    database connection held meanwhile; two first demands at once store one row."""
+    async with sessions() as session:
+        row = await session.get(DealAnalysis, deal_id)
+        if row is not None:
+            return row.analysis, [int(s) for s in row.seats]
+        deal = await session.get(DealRecord, deal_id)
+        if deal is None:
+            return None
+        played = played_deal(deal.result, deal.record)
+    if played is None:
+        return None
+    data, seats = played
+    analysis = await pool.analyse(deal_json(data))
+    async with sessions() as session:
+        budget = pool.node_budget
+        row = DealAnalysis(deal_id=deal_id, seats=list(seats), analysis=analysis, node_budget=budget,
+                           solver=IMPLEMENTATION, at=time.time())  # fmt: skip
+        session.add(row)
+        try:
+            await session.commit()
+        except IntegrityError:
+            await session.rollback()  # another request stored the same analysis first
+    return analysis, list(seats)

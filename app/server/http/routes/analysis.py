@@ -1,0 +1,153 @@
+"""The solver's analysis of finished deals over REST (issue 21 §2).
+
+- ``GET /api/analysis/tables/{table}/deals/{n}``: one deal, card by card, in table seats, with the deal's
+  full record (all hands) for the replay; refused ``analysis_not_yet`` (409) for the deal in play or
+  while a tournament round is on (`app.server.analysis.analysis_allowed`).
+- ``GET /api/analysis/tables/{table}``: every finished deal's summary (par, tricks taken, mistakes).
+- ``POST /api/analysis/deal``: a deal given in the command line's form (an imported record): analysed,
+  not stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from sqlalchemy import select
+
+from app.analysis.deal import PlayedDeal
+from app.analysis.records import inner_record, played_deal
+from app.db.models import DealRecord, GameTable, Room, TableSeat, User
+from app.protocol.codes import ErrorCode
+from app.server.accounts.privacy import require_watch
+from app.server.analysis import AnalysisPool, analysis_allowed, stored_analysis
+from app.server.errors import ApiError
+from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
+from app.server.tables.robot_levels import robot_level
+from app.solver import InvalidPosition
+
+router = APIRouter(prefix="/api/analysis", tags=["analysis"])
+
+MAX_DEAL_NUMBER = 10_000
+
+
+def _pool(ctx: ContextDep) -> AnalysisPool:
+    if ctx.analysis is None:  # pragma: no cover - set by the lifespan
+        raise ApiError(ErrorCode.BUSY, "the analysis service is not running")
+    return ctx.analysis
+
+
+async def _table(session: SessionDep, table_id: int, user: User) -> GameTable:
+    table = await session.get(GameTable, table_id)
+    if table is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
+    room = await session.get(Room, table.room_id)
+    if room is not None:
+        await require_watch(session, room, user, table_id)
+    return table
+
+
+async def _players(session: SessionDep, table_id: int) -> dict[int, str]:
+    rows = await session.execute(
+        select(TableSeat.seat, User.name)
+        .join(User, User.id == TableSeat.user_id)
+        .where(TableSeat.table_id == table_id)
+    )
+    return {int(seat): name for seat, name in rows.all()}
+
+
+def _in_table_seats(analysis: dict[str, Any], seats: list[int]) -> dict[str, Any]:
+    """The analysis with solver seats replaced by table seats, and each seat's mistakes."""
+    cards = [{**c, "seat": seats[c["seat"]]} for c in analysis["cards"]]
+    mistakes = {str(s): {"mistakes": 0, "tricks_lost": 0} for s in seats}
+    for card in cards:
+        if card["loss"]:
+            mistakes[str(card["seat"])]["mistakes"] += 1
+            mistakes[str(card["seat"])]["tricks_lost"] += card["loss"]
+    return {"start": analysis["start"], "taken": analysis["taken"], "cards": cards, "mistakes": mistakes}
+
+
+@router.get("/tables/{table_id}/deals/{deal_number}")
+async def deal_analysis(
+    table_id: Id, deal_number: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
+    table = await _table(session, table_id, user)
+    deal = await session.scalar(
+        select(DealRecord).where(DealRecord.table_id == table_id, DealRecord.deal_number == deal_number)
+    )
+    if not await analysis_allowed(session, table_id, deal_over=deal is not None):
+        if deal is None and table.status in ("finished", "awaiting_adjudication"):
+            raise ApiError(ErrorCode.NOT_FOUND, f"table {table_id} has no deal {deal_number}")
+        raise ApiError(
+            ErrorCode.ANALYSIS_NOT_YET,
+            "a deal's analysis is shown once the deal has ended (in a tournament, once the round has)",
+        )
+    assert deal is not None
+    players = await _players(session, table_id)
+    deal_id, result, record = deal.id, deal.result, deal.record
+    await session.close()  # no connection held while the solver works
+    found = await stored_analysis(ctx.sessions, _pool(ctx), deal_id)
+    played = played_deal(result, record)
+    # The hands as play began (the declarer's after the talon and the discard), by table seat.
+    hands = (
+        {}
+        if played is None
+        else {str(seat): [c.text for c in played[0].hands[i]] for i, seat in enumerate(played[1])}
+    )
+    return {
+        "table": table_id,
+        "deal": deal_number,
+        "players": {str(s): {"name": n, "robot": robot_level(n)} for s, n in players.items()},
+        "result": result,
+        "record": inner_record(record),
+        "hands": hands,
+        "analysis": None if found is None else _in_table_seats(*found),
+    }
+
+
+@router.get("/tables/{table_id}")
+async def game_analysis(
+    table_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
+    """Every finished deal of the table, each with the declarer's par and tricks and the mistakes by seat
+    (deals the policy holds back are listed without them)."""
+    await _table(session, table_id, user)
+    deals = (
+        await session.execute(
+            select(DealRecord.id, DealRecord.deal_number, DealRecord.result)
+            .where(DealRecord.table_id == table_id)
+            .order_by(DealRecord.deal_number)
+        )
+    ).all()
+    allowed = await analysis_allowed(session, table_id, deal_over=True)
+    players = await _players(session, table_id)
+    await session.close()
+    out = []
+    for deal_id, number, result in deals:
+        summary: dict[str, Any] = {"deal": number, "result": result, "analysis": None}
+        if allowed:
+            found = await stored_analysis(ctx.sessions, _pool(ctx), deal_id)
+            if found is not None:
+                full = _in_table_seats(*found)
+                summary["analysis"] = {
+                    "start": full["start"],
+                    "taken": full["taken"],
+                    "mistakes": full["mistakes"],
+                }
+        out.append(summary)
+    players_out = {str(s): {"name": n, "robot": robot_level(n)} for s, n in players.items()}
+    return {"table": table_id, "players": players_out, "held_back": not allowed, "deals": out}
+
+
+@router.post("/deal")
+async def analyse_posted(body: dict[str, Any], user: CurrentUser, ctx: ContextDep) -> dict[str, Any]:
+    """An imported deal (the command line's input form, `app.analysis`): analysed in solver seats, not
+    stored. A defect is a 422 naming it."""
+    try:
+        PlayedDeal.from_json(body)
+    except InvalidPosition as exc:
+        raise ApiError(ErrorCode.INVALID_REQUEST, f"invalid deal: {exc}") from None
+    try:
+        return await _pool(ctx).analyse(body)
+    except InvalidPosition as exc:
+        raise ApiError(ErrorCode.INVALID_REQUEST, f"invalid deal: {exc}") from None

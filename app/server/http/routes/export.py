@@ -1,0 +1,111 @@
+"""A game's record for export (issue 21 §4), and the import of such a record into analysis.
+
+``GET /api/export/tables/{table}``: the JSON record, schema ``preferans-game/1`` (docs/export.md): the
+table, its room, players by seat, conventions, status, the sheet and settlement, and every finished
+deal's result and full record. Only finished deals are in it (RULES §12: public to the table once over),
+so it may be taken while the game is played. ``POST /api/analysis/record``: such a record (or any with
+its ``deals``) analysed deal by deal, nothing stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from app.analysis.deal import deal_json
+from app.analysis.records import inner_record, played_deal
+from app.db.models import DealRecord, GameTable, Room, TableSeat, User
+from app.protocol.codes import ErrorCode
+from app.server.accounts.privacy import require_watch
+from app.server.errors import ApiError
+from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
+from app.server.tables.robot_levels import robot_level
+from app.solver import InvalidPosition
+
+router = APIRouter(prefix="/api", tags=["export"])
+
+SCHEMA = "preferans-game/1"
+MAX_IMPORTED_DEALS = 200
+
+
+@router.get("/export/tables/{table_id}")
+async def export_game(table_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    table = await session.get(GameTable, table_id)
+    if table is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
+    room = await session.get(Room, table.room_id)
+    if room is not None:
+        await require_watch(session, room, user, table_id)
+    seats = (
+        await session.execute(
+            select(TableSeat.seat, User.name)
+            .join(User, User.id == TableSeat.user_id)
+            .where(TableSeat.table_id == table_id)
+        )
+    ).all()
+    deals = (
+        await session.execute(
+            select(DealRecord).where(DealRecord.table_id == table_id).order_by(DealRecord.deal_number)
+        )
+    ).scalars()
+    return {
+        "schema": SCHEMA,
+        "table": table_id,
+        "room": {"id": table.room_id, "name": room.name if room else None},
+        "seats": table.seats,
+        "players": [{"seat": s, "name": n, "robot": robot_level(n)} for s, n in sorted(seats)],
+        "conventions": table.conventions,
+        "first_dealer": table.first_dealer,
+        "status": table.status,
+        "finish_reason": table.finish_reason,
+        "started_at": table.started_at,
+        "finished_at": table.finished_at,
+        "sheet": table.sheet if table.status in ("finished", "awaiting_adjudication") else None,
+        "settlement": table.settlement,
+        "deals": [
+            {"deal": d.deal_number, "result": d.result, "record": inner_record(d.record)} for d in deals
+        ],
+    }
+
+
+class ImportedDeal(BaseModel):
+    deal: int = Field(ge=1)
+    result: dict[str, Any] | None
+    record: dict[str, Any]
+
+
+class ImportedGame(BaseModel):
+    """A `preferans-game/1` record (only ``deals`` is read)."""
+
+    deals: list[ImportedDeal] = Field(max_length=MAX_IMPORTED_DEALS)
+
+
+@router.post("/analysis/record")
+async def analyse_record(body: ImportedGame, user: CurrentUser, ctx: ContextDep) -> dict[str, Any]:
+    """Every deal of an imported record analysed (solver seats mapped back to table seats); a deal that
+    cannot have been played as recorded is a 422 naming it."""
+    if ctx.analysis is None:  # pragma: no cover - set by the lifespan
+        raise ApiError(ErrorCode.BUSY, "the analysis service is not running")
+    out = []
+    for deal in body.deals:
+        try:
+            found = played_deal(deal.result, deal.record)
+        except (KeyError, TypeError, ValueError, InvalidPosition) as exc:
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST, f"deal {deal.deal}: unreadable record ({exc})"
+            ) from None
+        if found is None:
+            out.append({"deal": deal.deal, "result": deal.result, "analysis": None})
+            continue
+        played, seats = found
+        try:
+            analysis = await ctx.analysis.analyse(deal_json(played))
+        except InvalidPosition as exc:
+            raise ApiError(ErrorCode.INVALID_REQUEST, f"deal {deal.deal}: {exc}") from None
+        cards = [{**c, "seat": seats[c["seat"]]} for c in analysis["cards"]]
+        summary = {"start": analysis["start"], "taken": analysis["taken"], "cards": cards}
+        out.append({"deal": deal.deal, "result": deal.result, "analysis": summary})
+    return {"deals": out}

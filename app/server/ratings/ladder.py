@@ -1,0 +1,210 @@
+"""The ladders in the database: each settled game taken in once, in (finished_at, table_id) order.
+
+A game counts when it is settled: status ``finished`` with a settlement (a game awaiting an award is
+provisional and waits; RULES §8.4), not ended by a server fault, with at least one deal played, in a
+room whose games are rated (`RoomSettings.rated`). It moves its room's ladder and the site's (0).
+
+Live and rebuilt ratings are equal by construction: both go through `_take_in` in the same order. A game
+that settles after a later-finished one was already taken in (an award given late, or two commits landing
+out of order) is out of that order, so `rate_settled` then replays every ladder from the start (`rebuild`)
+instead of appending it; what was decided about each game before (counted or not) is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from sqlalchemy import Select, delete, exists, not_, select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db.models import (
+    DealRecord,
+    GameTable,
+    PlayerRating,
+    RatedGame,
+    RatingChange,
+    RoomSettings,
+    TableSeat,
+    User,
+)
+from app.ratings import GameForRating, Rating, initial_rating, rate_pulya
+from app.server.tables.robot_levels import robot_level
+from app.table import Termination
+
+log = logging.getLogger(__name__)
+
+SITE = 0  # the site-wide ladder's number; a room's ladder is its room id
+
+
+@dataclass(frozen=True, slots=True)
+class _Settled:
+    table_id: int
+    room_id: int
+    finished_at: float
+
+
+def _settled_query() -> Select[int, int, float | None]:
+    return select(GameTable.id, GameTable.room_id, GameTable.finished_at).where(
+        GameTable.status == "finished",
+        GameTable.finished_at.is_not(None),
+        GameTable.settlement.is_not(None),
+        GameTable.finish_reason != Termination.FAULT.value,
+    )
+
+
+async def _pending(session: AsyncSession) -> list[_Settled]:
+    rows = await session.execute(
+        _settled_query()
+        .where(not_(exists().where(RatedGame.table_id == GameTable.id)))
+        .order_by(GameTable.finished_at, GameTable.id)
+    )
+    return [_Settled(r[0], r[1], float(r[2] or 0.0)) for r in rows.all()]
+
+
+async def _last_taken(session: AsyncSession) -> tuple[float, int] | None:
+    row = (
+        await session.execute(
+            select(RatedGame.finished_at, RatedGame.table_id)
+            .order_by(RatedGame.finished_at.desc(), RatedGame.table_id.desc())
+            .limit(1)
+        )
+    ).first()
+    return None if row is None else (float(row[0]), int(row[1]))
+
+
+async def _game(
+    session: AsyncSession, settled: _Settled
+) -> tuple[GameForRating, dict[int, str | None]] | None:
+    """The game as rating sees it and each player's robot level (None for a person); None if it cannot
+    count (no deal played, a seat without a player, no indices)."""
+    table = await session.get(GameTable, settled.table_id)
+    if table is None or table.settlement is None or "exact" not in table.settlement:
+        return None
+    played = await session.scalar(select(exists().where(DealRecord.table_id == table.id)))
+    if not played:
+        return None
+    seats = (
+        await session.execute(
+            select(TableSeat.seat, TableSeat.user_id, User.name)
+            .join(User, User.id == TableSeat.user_id)
+            .where(TableSeat.table_id == table.id)
+            .order_by(TableSeat.seat)
+        )
+    ).all()
+    indices = [Fraction(v) for v in table.settlement["exact"]]
+    if len(seats) != table.seats or len(indices) != table.seats:
+        return None
+    levels = {int(user_id): robot_level(name) for _, user_id, name in seats}
+    players: tuple[Hashable, ...] = tuple(int(user_id) for _, user_id, _ in seats)
+    frozen = frozenset(u for u, level in levels.items() if level is not None)
+    pool = int(table.conventions.get("pool_size", 10))
+    return GameForRating(players, tuple(indices), pool, frozen), levels
+
+
+async def _counts(session: AsyncSession, room_id: int) -> bool:
+    rated = await session.scalar(select(RoomSettings.rated).where(RoomSettings.room_id == room_id))
+    return rated is None or bool(rated)
+
+
+async def _take_in(session: AsyncSession, settled: _Settled, counted: bool | None) -> bool:
+    """Rate one settled game on its room's ladder and the site's; ``counted`` repeats an earlier decision
+    (a rebuild) or is None to decide now. Returns whether it counted; records it as taken in."""
+    game = await _game(session, settled) if counted is not False else None
+    if counted is None:
+        counted = game is not None and await _counts(session, settled.room_id)
+    if counted and game is not None:
+        rated_game, levels = game
+        for ladder in (settled.room_id, SITE):
+            await _rate_on(session, ladder, rated_game, levels, settled)
+    else:
+        counted = False
+    session.add(RatedGame(table_id=settled.table_id, finished_at=settled.finished_at, counted=counted,
+                          rated_at=time.time()))  # fmt: skip
+    await session.flush()
+    return counted
+
+
+async def _rate_on(
+    session: AsyncSession, ladder: int, game: GameForRating, levels: dict[int, str | None], settled: _Settled
+) -> None:
+    rows = {
+        r.user_id: r
+        for r in (
+            await session.execute(
+                select(PlayerRating).where(PlayerRating.ladder == ladder, PlayerRating.user_id.in_(levels))
+            )
+        ).scalars()
+    }
+    before: dict[Hashable, Rating] = {
+        user: Rating(rows[user].mu, rows[user].sigma, rows[user].games)
+        if user in rows
+        else initial_rating(level)
+        for user, level in levels.items()
+    }
+    after = rate_pulya(before, game)
+    for user, level in levels.items():
+        new = after[user]
+        row = rows.get(user)
+        if row is None:
+            row = PlayerRating(ladder=ladder, user_id=user, robot=level is not None)
+            session.add(row)
+        row.mu, row.sigma, row.games, row.updated_at = new.mu, new.sigma, new.games, settled.finished_at
+        session.add(RatingChange(ladder=ladder, user_id=user, table_id=settled.table_id, mu=new.mu,
+                                 sigma=new.sigma, games=new.games, at=settled.finished_at))  # fmt: skip
+
+
+async def rebuild(session: AsyncSession) -> int:
+    """Forget every rating and replay every settled game in (finished_at, table_id) order; the caller
+    commits. Returns the number of games that counted."""
+    decided = {
+        int(t): bool(c)
+        for t, c in (await session.execute(select(RatedGame.table_id, RatedGame.counted))).all()
+    }
+    await session.execute(delete(RatingChange))
+    await session.execute(delete(PlayerRating))
+    await session.execute(delete(RatedGame))
+    rows = await session.execute(_settled_query().order_by(GameTable.finished_at, GameTable.id))
+    counted = 0
+    for table_id, room_id, finished_at in rows.all():
+        settled = _Settled(int(table_id), int(room_id), float(finished_at or 0.0))
+        counted += await _take_in(session, settled, decided.get(settled.table_id))
+    return counted
+
+
+async def rate_settled(session: AsyncSession) -> int:
+    """Take in the games settled since the last call, in order (a replay of all when one is late, see the
+    module's docstring); the caller commits. Returns how many games were taken in."""
+    pending = await _pending(session)
+    if not pending:
+        return 0
+    last = await _last_taken(session)
+    if last is not None and (pending[0].finished_at, pending[0].table_id) < last:
+        log.info("ratings: game %d settled out of order; replaying every ladder", pending[0].table_id)
+        await rebuild(session)
+        return len(pending)
+    for settled in pending:
+        await _take_in(session, settled, None)
+    return len(pending)
+
+
+async def run_ratings(sessions: async_sessionmaker[AsyncSession], interval: float) -> None:
+    """The background loop: every ``interval`` seconds, take in the newly settled games (one process of
+    the site runs it, so the ladders have one writer)."""
+    while True:
+        try:
+            async with sessions() as session:
+                if await rate_settled(session):
+                    await session.commit()
+        except asyncio.CancelledError:
+            raise
+        except (OSError, SQLAlchemyError) as exc:  # the database away: the tables say so loudly enough
+            log.warning("ratings: could not take in settled games (%s); retrying", type(exc).__name__)
+        except Exception:
+            log.exception("ratings: taking in settled games failed; retrying")
+        await asyncio.sleep(interval)

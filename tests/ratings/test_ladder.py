@@ -1,0 +1,110 @@
+"""The ladders in the database (`app.server.ratings`): a provisional game (awaiting an award) changes no
+rating until the award settles it; then the ladders are exactly a rebuild's, with the late game in its
+place by finishing time."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.db.engine import make_engine, make_sessionmaker
+from app.db.migrate import upgrade
+from app.db.models import DealRecord, GameTable, PlayerRating, RatedGame, RatingChange, Room, TableSeat, User
+from app.server.ratings import SITE, rate_settled, rebuild
+
+
+def _settlement(exact: list[int]) -> dict[str, Any]:
+    texts = [str(v) for v in exact]
+    return {"rounding": "none", "result": exact, "sum": 0, "variant1": exact, "variant2": exact,
+            "exact": texts, "money": texts, "mountains": [0, 0, 0]}  # fmt: skip
+
+
+async def _game(
+    session: AsyncSession, room: int, users: list[int], exact: list[int], *, at: float, status: str
+) -> GameTable:
+    table = GameTable(room_id=room, seats=3, conventions={"pool_size": 10}, status=status, created_at=at,
+                      started_at=at, finished_at=at, finish_reason="pool_complete")  # fmt: skip
+    table.settlement = _settlement(exact)
+    session.add(table)
+    await session.flush()
+    for seat, user in enumerate(users):
+        session.add(TableSeat(table_id=table.id, seat=seat, user_id=user))
+    session.add(DealRecord(table_id=table.id, deal_number=1, result={"type": "allpass"}, record={}, at=at))
+    await session.flush()
+    return table
+
+
+async def _ladders(session: AsyncSession) -> tuple[list[Any], list[Any], list[Any]]:
+    ratings = (
+        await session.execute(select(PlayerRating).order_by(PlayerRating.ladder, PlayerRating.user_id))
+    ).scalars()
+    changes = (
+        await session.execute(
+            select(RatingChange).order_by(RatingChange.ladder, RatingChange.user_id, RatingChange.at)
+        )
+    ).scalars()
+    games = (await session.execute(select(RatedGame).order_by(RatedGame.table_id))).scalars()
+    return (
+        [(r.ladder, r.user_id, r.mu, r.sigma, r.games, r.robot) for r in ratings],
+        [(c.ladder, c.user_id, c.table_id, c.mu, c.sigma, c.games, c.at) for c in changes],
+        [(g.table_id, g.finished_at, g.counted) for g in games],
+    )
+
+
+async def test_a_provisional_game_waits_for_its_award_and_then_the_ladders_equal_a_rebuild(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'l.db'}"
+    await asyncio.to_thread(upgrade, url)
+    engine = make_engine(url)
+    sessions: async_sessionmaker[AsyncSession] = make_sessionmaker(engine)
+    try:
+        async with sessions() as session:
+            now = time.time()
+            users = []
+            for name in ("a", "b", "c", "d"):
+                user = User(name=name, name_key=name, password_hash="x", role="player", created_at=now)
+                session.add(user)
+                await session.flush()
+                users.append(user.id)
+            op = User(name="op", name_key="op", password_hash="x", role="operator", created_at=now)
+            session.add(op)
+            await session.flush()
+            room = Room(name="r", operator_id=op.id, preset="p", overrides={}, conventions={}, created_at=now)
+            session.add(room)
+            await session.flush()
+            a, b, c, d = users
+            # Game 1 finished first but awaits an award; game 2 (a, b, d) is settled.
+            first = await _game(
+                session, room.id, [a, b, c], [30, 0, -30], at=10.0, status="awaiting_adjudication"
+            )
+            await _game(session, room.id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
+            await session.commit()
+
+            assert await rate_settled(session) == 1
+            await session.commit()
+            ratings, changes, _ = await _ladders(session)
+            assert {r[1] for r in ratings} == {a, b, d}  # c played only the provisional game: no rating
+            assert {ch[2] for ch in changes} == {first.id + 1}
+            assert await rate_settled(session) == 0  # nothing new
+
+            # The award settles game 1: it joins in its place (before game 2), by a replay of every ladder.
+            first.status = "finished"
+            await session.commit()
+            assert await rate_settled(session) == 1
+            await session.commit()
+            live = await _ladders(session)
+            assert {r[1] for r in live[0] if r[0] == SITE} == {a, b, c, d}
+            a_site = [ch for ch in live[1] if ch[0] == SITE and ch[1] == a]
+            assert [ch[2] for ch in a_site] == [first.id, first.id + 1]  # in finishing order
+
+            await rebuild(session)
+            await session.commit()
+            assert await _ladders(session) == live
+    finally:
+        await engine.dispose()
