@@ -17,7 +17,7 @@ from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
 from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
-from app.server.analysis import AnalysisPool
+from app.server.analysis import AnalysisPool, register_round_gate
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.peers import Peers
 from app.server.cluster.worker import run_ticks
@@ -46,7 +46,7 @@ from app.server.ratings import run_ratings
 from app.server.settings import Settings, get_settings
 from app.server.storage import GroupWriter
 from app.server.tables.registry import recover_all, recover_owned, shutdown_all
-from app.server.tournaments import run_round_clocks
+from app.server.tournaments import round_over, run_round_clocks
 from app.web import mount_site
 
 
@@ -67,6 +67,8 @@ def tune_collector(thresholds: str) -> None:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    # A tournament table's deals are analysed and broadcast only after its round (RULES.md §12).
+    register_round_gate(round_over)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

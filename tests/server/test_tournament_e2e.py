@@ -115,8 +115,15 @@ async def test_ten_players_two_rounds_a_kill_9_standings_judging_and_an_appeal(s
         server.start()
         after = await operator.call("GET", f"/api/tournaments/{tid}")
         assert after["round_list"][1]["clock"]["downtime_ms"] >= 1000  # the outage is added to the round
+        # RULES §12: a finished deal of the round being played is not analysed until the round is over.
+        seated = after["round_list"][1]["tables"][0]["table_id"]
+        with pytest.raises(ApiError) as held:
+            await operator.call("GET", f"/api/analysis/tables/{seated}/deals/1")
+        assert held.value.status == 409 and held.value.body["error"] == "analysis_not_yet"
         await _round(players, tid, seed=100)
         info = await _wait_round_finished(operator, tid, 2)
+        analysed = await operator.call("GET", f"/api/analysis/tables/{seated}/deals/1")
+        assert analysed["deal"] == 1 and analysed["result"] is not None
 
         standings = await players[3].call("GET", f"/api/tournaments/{tid}/standings")
         assert standings["tables_counted"] == standings["zero_sum_tables"] == 6
