@@ -19,6 +19,7 @@ from app.server.accounts.ratelimit import KeyedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.worker import run_ticks
+from app.server.connections import watch_readers
 from app.server.context import ServerContext
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
@@ -97,6 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if ctx.cluster is not None:
             background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster), name="worker-tick"))
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
+        background.append(asyncio.create_task(watch_readers(ctx), name="watch-readers"))
         try:
             yield
         finally:

@@ -51,11 +51,21 @@ class Settings(BaseSettings):
     rate_strikes_to_close: int = Field(200, ge=1)
     send_queue_frames: int = Field(256, ge=8)
     send_queue_bytes: int = Field(8 << 20, ge=1 << 20)
+    # A client that takes none of the data waiting for it (backlog, socket buffers, the kernel's send
+    # queue) for this many seconds is dropped, at busy and quiet tables alike (connections.stalls).
+    send_timeout: float = Field(30.0, gt=0)
     # Snapshots per connection (a resync is coalesced with one already on its way).
     resync_per_second: float = Field(1.0, gt=0)
     resync_burst: float = Field(3.0, ge=1)
     max_connections_per_user: int = Field(8, ge=1)
     max_connections_per_table: int = Field(200, ge=4)
+    # Spectators' own, smaller share of a table's sockets: a seated player always gets one (within his
+    # per-user cap), however many sockets watchers open (issue 25).
+    max_spectators_per_table: int = Field(160, ge=1)
+    # Seats one user may hold at tables still waiting for players (robots are not counted), and how long
+    # a player may be gone from such a table (no socket to it) before his seat is freed (0: never).
+    max_waiting_seats_per_user: int = Field(3, ge=1)
+    waiting_seat_grace: float = Field(120.0, ge=0)
     # Commands waiting in one table's queue beyond which players' and callers' ones are refused (table_busy).
     table_queue_limit: int = Field(1024, ge=16)
     # Password hashing (argon2id, 64 MiB each) runs on this many threads, with at most this many waiting.

@@ -9,6 +9,7 @@ supervisor starts it again in its slot, it takes its predecessor's tables and th
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -304,5 +305,22 @@ def test_a_room_closed_to_spectators_at_one_worker_closes_them_at_the_other(work
             await watcher.close()
             await viewer.close()
             await operator.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_non_ascii_signed_ticket_is_refused_not_a_server_error(workers: Workers) -> None:
+    """Issue 25: with several workers a ticket is verified by its signature, and `hmac.compare_digest`
+    raised TypeError on non-ASCII text: the handshake failed with a 500 and no login was needed for it."""
+
+    async def scenario() -> None:
+        for port in (workers.server.port, *workers.ports):
+            url = f"ws://127.0.0.1:{port}/ws/tables/999999?ticket=s1.%C3%A9t%C3%A9.%E2%82%AC"
+            async with websockets.connect(url) as ws:
+                frame = json.loads(await ws.recv())
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await ws.recv()
+            assert frame["code"] == "unauthorized", frame
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
 
     asyncio.run(scenario())
