@@ -27,10 +27,11 @@ from app.server.http.middleware import BodyLimit, SecurityHeaders
 from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
-from app.server.settings import Settings, get_settings
+from app.server.settings import Settings, get_settings, public_hosts
 from app.server.storage import GroupWriter
 from app.server.tables.registry import recover_all, recover_owned, shutdown_all
 from app.web import mount_site
+from app.web.api_docs import mount_api_docs
 
 
 def tune_collector(thresholds: str) -> None:
@@ -118,8 +119,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="Preferans table server",
         lifespan=lifespan,
-        docs_url="/docs" if docs else None,
-        redoc_url="/redoc" if docs else None,
+        # FastAPI's own docs pages load their scripts from a CDN: ours are served by the app (app.web).
+        docs_url=None,
+        redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
     )
     install_error_handlers(app)
@@ -133,7 +135,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     socket_ports: tuple[int, ...] = ()
     if settings.workers > 1 and settings.public_port is not None:
         socket_ports = settings.worker_ports(settings.public_port)
-    app.add_middleware(SecurityHeaders, exempt=("/docs", "/redoc") if docs else (), socket_ports=socket_ports)
+    app.add_middleware(
+        SecurityHeaders, socket_ports=socket_ports, socket_hosts=public_hosts(settings.public_hosts)
+    )
 
     app.include_router(auth.router)
     app.include_router(lobby.router)
@@ -154,5 +158,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Several workers: which one answered (the public port lands on any of them).
         return {"status": "ok", "worker": cluster.slot, "boot": cluster.boot, "pid": os.getpid()}
 
+    if docs:
+        mount_api_docs(app)
     mount_site(app)
     return app

@@ -79,7 +79,7 @@ class Settings(BaseSettings):
     # Browser origins allowed to open websockets besides the server's own (comma-separated
     # "https://host:port"); a request without an Origin header (not a browser) is not affected.
     allowed_origins: str = ""
-    # The interactive API docs (/docs, /redoc, /openapi.json).
+    # The API's schema (/openapi.json) and its interactive docs (/docs, served by the app: app.web.api_docs).
     api_docs: bool = True
     # Unfinished tables (waiting or playing) in the rooms of one operator.
     max_live_tables_per_operator: int = Field(100, ge=1)
@@ -121,11 +121,19 @@ class Settings(BaseSettings):
     # The public port the browser pages come from (set by the supervisor): pages served there may open
     # sockets on the workers' own ports.
     public_port: int | None = Field(None, ge=1, le=65535)
+    # With several workers: the host names the pages are served at (comma-separated). A page served at
+    # one of them may open sockets on the workers' ports of that host (its content security policy names
+    # them); the Host header is only matched against this list, never copied into a response header.
+    public_hosts: str = Field("localhost,127.0.0.1,[::1]", pattern=r"^[A-Za-z0-9.\-\[\]:, ]*$")
 
     def worker_ports(self, public_port: int) -> tuple[int, ...]:
         """The workers' own ports, by slot."""
         base = self.worker_port_base or public_port + 1
         return tuple(range(base, base + self.workers))
+
+
+def public_hosts(names: str) -> frozenset[str]:
+    return frozenset(name.strip() for name in names.split(",") if name.strip())
 
 
 @lru_cache(maxsize=1)
