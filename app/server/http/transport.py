@@ -58,7 +58,9 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
                 # Bytes sent after a whole request, before its response (issue 25): h11 keeps them in
                 # its buffer until the response is done. No client needs more than a pipelined request
                 # head; the connection is dropped, the bytes with it.
-                log.info("%s: %d bytes after a whole request; connection dropped", self.client, self._surplus())
+                log.info(
+                    "%s: %d bytes after a whole request; connection dropped", self.client, self._surplus()
+                )
                 self.transport.abort()
 
         def _surplus(self) -> int:
