@@ -128,7 +128,7 @@ async def test_surplus_bytes_after_a_request_do_not_grow_the_servers_memory(
     junk = b"A" * 300_000
     await _surplus_request(sqlite_server.port, junk)  # the first of its kind allocates what later ones reuse
     before = _rss_mb(pid)
-    requests = iter(range(2000))
+    requests = iter(range(4000))
 
     async def attacker() -> None:
         for _ in requests:
@@ -136,6 +136,7 @@ async def test_surplus_bytes_after_a_request_do_not_grow_the_servers_memory(
 
     await asyncio.gather(*(attacker() for _ in range(16)))
     grown = _rss_mb(pid) - before
-    assert grown < 100, f"the server grew by {grown} MB under 2,000 requests with 300 KB of surplus each"
+    # Before: 130-650 MB for 2,000 such requests (with the rate of the machine); after: about 10 MB.
+    assert grown < 60, f"the server grew by {grown} MB under 4,000 requests with 300 KB of surplus each"
     async with httpx.AsyncClient(base_url=sqlite_server.url) as http:
         assert (await http.get("/api/health")).status_code == 200
