@@ -6,9 +6,9 @@ was never dropped, its unsent data held in the server's kernel and its sockets c
 So the rule looks at everything the server holds for a client — the connection's backlog, the transport's
 buffer and the kernel's send queue — and at whether the client takes any of it (the bytes its TCP stack
 acknowledges). A client that has data waiting and takes none of it for ``timeout`` seconds, or has more
-than ``limit`` bytes waiting in all, is dropped and its socket reset, whatever the table is doing. The
-server's keepalive pings (uvicorn's, every 20 s) are data too: a client whose own buffers swallowed every
-frame still stops taking them once it has stopped reading.
+than ``limit`` bytes waiting in all, is dropped and its socket reset, whatever the table is doing. A client
+whose own buffers still take everything holds nothing of the server's: it is closed by the websocket
+keepalive (uvicorn's ping every 20 s, unanswered for 20 s), which nothing then holds up.
 """
 
 from __future__ import annotations
