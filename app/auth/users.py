@@ -57,7 +57,7 @@ def check_credentials(name: str, password: str) -> None:
     check_name(name)
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError("password", f"length must be {MIN_PASSWORD}..{MAX_PASSWORD}")
-    if password.casefold() == name.casefold():
+    if name_key(password) == name_key(name):
         raise AccountError("password", "must differ from the name")
 
 

@@ -85,6 +85,7 @@ class ErrorCode(StrEnum):
     TABLE_FULL = "table_full", "no free seat"
     SEAT_TAKEN = "seat_taken", "the seat asked for is taken"
     BAD_SEAT = "bad_seat", "no such seat at this table"
+    TOO_MANY_SEATS = "too_many_seats", "the user holds as many seats at waiting tables as allowed"
 
     # ---- the lobby and accounts
     ROOM_CLOSED = "room_closed", "the room is closed: it opens no more tables"

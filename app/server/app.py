@@ -21,6 +21,7 @@ from app.server.analysis import AnalysisPool, register_round_gate
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.peers import Peers
 from app.server.cluster.worker import run_ticks
+from app.server.connections import watch_readers
 from app.server.context import ServerContext
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
@@ -43,11 +44,12 @@ from app.server.http.routes.insight import ROUTERS as INSIGHT_ROUTERS
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.ratings import run_ratings
-from app.server.settings import Settings, get_settings
+from app.server.settings import Settings, get_settings, public_hosts
 from app.server.storage import GroupWriter
 from app.server.tables.registry import recover_all, recover_owned, shutdown_all
 from app.server.tournaments import round_over, run_round_clocks
 from app.web import mount_site
+from app.web.api_docs import mount_api_docs
 
 
 def tune_collector(thresholds: str) -> None:
@@ -137,6 +139,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             background.append(
                 asyncio.create_task(run_ratings(sessions, settings.ratings_interval), name="ratings")
             )
+        background.append(asyncio.create_task(watch_readers(ctx), name="watch-readers"))
         try:
             yield
         finally:
@@ -159,8 +162,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="Preferans table server",
         lifespan=lifespan,
-        docs_url="/docs" if docs else None,
-        redoc_url="/redoc" if docs else None,
+        # FastAPI's own docs pages load their scripts from a CDN: ours are served by the app (app.web).
+        docs_url=None,
+        redoc_url=None,
         openapi_url="/openapi.json" if docs else None,
     )
     install_error_handlers(app)
@@ -174,7 +178,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     socket_ports: tuple[int, ...] = ()
     if settings.workers > 1 and settings.public_port is not None:
         socket_ports = settings.worker_ports(settings.public_port)
-    app.add_middleware(SecurityHeaders, exempt=("/docs", "/redoc") if docs else (), socket_ports=socket_ports)
+    app.add_middleware(
+        SecurityHeaders, socket_ports=socket_ports, socket_hosts=public_hosts(settings.public_hosts)
+    )
 
     app.include_router(auth.router)
     app.include_router(lobby.router)
@@ -200,5 +206,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Several workers: which one answered (the public port lands on any of them).
         return {"status": "ok", "worker": cluster.slot, "boot": cluster.boot, "pid": os.getpid()}
 
+    if docs:
+        mount_api_docs(app)
     mount_site(app)
     return app

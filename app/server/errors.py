@@ -47,6 +47,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.GAME_STARTED: 409,
     ErrorCode.ALREADY_SEATED: 409,
     ErrorCode.TABLE_FULL: 409,
+    ErrorCode.TOO_MANY_SEATS: 409,
     ErrorCode.SEAT_TAKEN: 409,
     ErrorCode.NOT_SEATED: 409,
     ErrorCode.NOT_YOUR_TURN: 409,  # a practice hint asked while the table waits for another seat

@@ -1,5 +1,8 @@
 """No credential reaches a log line: tickets and tokens in logged URLs (uvicorn logs every websocket's
-path and query string at INFO, and every request's with the access log on) are replaced by ``…``.
+path and query string at INFO, and every request's with the access log on) are replaced by ``…``, in the
+query string and in the path (an invite link's token). A record's arguments are redacted one by one, so
+its format stays whole (uvicorn's access formatter unpacks them: a record left without its arguments was a
+"--- Logging error ---" and a lost access line).
 
 With ``PREFERANS_LOG_FORMAT=json`` every line is a JSON object, with ``table`` on every line about a table.
 """
@@ -10,24 +13,47 @@ import asyncio
 import json
 import logging
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 _CREDENTIAL = re.compile(r"(?i)\b(ticket|token|access_token|password)=[^&\s\"']*")
+# Paths that carry a credential: an invite link's token (`POST /api/invites/{token}`).
+_PATH_CREDENTIAL = re.compile(r"(?i)(/invites/)[^/?#\s\"']+")
 _TABLE_TASK = re.compile(r"table-(\d+)")
 _LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "fastapi", "websockets.server")
 
 
 def redact(text: str) -> str:
-    return _CREDENTIAL.sub(lambda m: f"{m.group(1)}=…", text)
+    text = _CREDENTIAL.sub(lambda m: f"{m.group(1)}=…", text)
+    return _PATH_CREDENTIAL.sub(lambda m: f"{m.group(1)}…", text)
+
+
+def _redacted(value: object) -> object:
+    """An argument of a record without its credentials, of the same type where it had none."""
+    if isinstance(value, str):
+        return redact(value)
+    if value is None or isinstance(value, int | float):
+        return value
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    cleaned = redact(text)
+    return value if cleaned == text else cleaned
 
 
 class RedactCredentials(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        args = record.args
+        if isinstance(args, tuple):
+            record.args = tuple(_redacted(arg) for arg in args)
+        elif isinstance(args, Mapping):
+            record.args = {key: _redacted(value) for key, value in args.items()}
+        try:
+            message = record.getMessage()
+        except Exception:  # a record that cannot be formatted is the handler's to report, as it was
+            return True
         cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
+        if cleaned != message:  # the credential is in the format itself: the line is kept, formatted
+            record.msg, record.args = cleaned, ()
         return True
 
 

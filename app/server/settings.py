@@ -56,11 +56,21 @@ class Settings(BaseSettings):
     rate_strikes_to_close: int = Field(200, ge=1)
     send_queue_frames: int = Field(256, ge=8)
     send_queue_bytes: int = Field(8 << 20, ge=1 << 20)
+    # A client that takes none of the data waiting for it (backlog, socket buffers, the kernel's send
+    # queue) for this many seconds is dropped, at busy and quiet tables alike (connections.stalls).
+    send_timeout: float = Field(30.0, gt=0)
     # Snapshots per connection (a resync is coalesced with one already on its way).
     resync_per_second: float = Field(1.0, gt=0)
     resync_burst: float = Field(3.0, ge=1)
     max_connections_per_user: int = Field(8, ge=1)
     max_connections_per_table: int = Field(200, ge=4)
+    # Spectators' own, smaller share of a table's sockets: a seated player always gets one (within his
+    # per-user cap), however many sockets watchers open (issue 25).
+    max_spectators_per_table: int = Field(160, ge=1)
+    # Seats one user may hold at tables still waiting for players (robots are not counted), and how long
+    # a player may be gone from such a table (no socket to it) before his seat is freed (0: never).
+    max_waiting_seats_per_user: int = Field(3, ge=1)
+    waiting_seat_grace: float = Field(120.0, ge=0)
     # Commands waiting in one table's queue beyond which players' and callers' ones are refused (table_busy).
     table_queue_limit: int = Field(1024, ge=16)
     # Password hashing (argon2id, 64 MiB each) runs on this many threads, with at most this many waiting.
@@ -74,7 +84,7 @@ class Settings(BaseSettings):
     # Browser origins allowed to open websockets besides the server's own (comma-separated
     # "https://host:port"); a request without an Origin header (not a browser) is not affected.
     allowed_origins: str = ""
-    # The interactive API docs (/docs, /redoc, /openapi.json).
+    # The API's schema (/openapi.json) and its interactive docs (/docs, served by the app: app.web.api_docs).
     api_docs: bool = True
     # Unfinished tables (waiting or playing) in the rooms of one operator.
     max_live_tables_per_operator: int = Field(100, ge=1)
@@ -116,11 +126,19 @@ class Settings(BaseSettings):
     # The public port the browser pages come from (set by the supervisor): pages served there may open
     # sockets on the workers' own ports.
     public_port: int | None = Field(None, ge=1, le=65535)
+    # With several workers: the host names the pages are served at (comma-separated). A page served at
+    # one of them may open sockets on the workers' ports of that host (its content security policy names
+    # them); the Host header is only matched against this list, never copied into a response header.
+    public_hosts: str = Field("localhost,127.0.0.1,[::1]", pattern=r"^[A-Za-z0-9.\-\[\]:, ]*$")
 
     def worker_ports(self, public_port: int) -> tuple[int, ...]:
         """The workers' own ports, by slot."""
         base = self.worker_port_base or public_port + 1
         return tuple(range(base, base + self.workers))
+
+
+def public_hosts(names: str) -> frozenset[str]:
+    return frozenset(name.strip() for name in names.split(",") if name.strip())
 
 
 @lru_cache(maxsize=1)

@@ -47,6 +47,29 @@ def test_login_is_rate_limited_per_name(name_limited_server: ServerProcess) -> N
         assert _login(http, ADMIN, PASSWORD).status_code == 200
 
 
+def test_every_spelling_of_a_name_shares_its_login_budget(name_limited_server: ServerProcess) -> None:
+    """Issue 25: the limiter keyed names by `casefold()` while login looks them up by NFKC + casefold, so
+    the full-width and mathematical-bold spellings of a name each had a fresh budget of guesses."""
+    bold = "".join(chr(0x1D41A + ord(c) - ord("a")) for c in "operator") + "\U0001d7cf"  # 𝐨𝐩𝐞𝐫𝐚𝐭𝐨𝐫𝟏
+    spellings = [OPERATOR, "ＯＰＥＲＡＴＯＲ１", bold, "Operator1", "ｏｐｅｒａｔｏｒ1"]
+    with httpx.Client(base_url=name_limited_server.url, timeout=120) as http:
+        statuses = [_login(http, spellings[i], "wrong-password").status_code for i in range(5)]
+        assert statuses == [401] * 5  # the same account under five spellings: one budget of five
+        for spelling in spellings:
+            refused = _login(http, spelling, PASSWORD)
+            assert refused.status_code == 429, (spelling, refused.text)
+
+
+def test_an_admin_cannot_disable_himself_under_another_spelling(sqlite_server: ServerProcess) -> None:
+    with httpx.Client(base_url=sqlite_server.url, timeout=120) as http:
+        token = _login(http, ADMIN, PASSWORD).json()["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        for spelling in (ADMIN, "ＡＤＭＩＮ１", "ａｄｍｉｎ1"):
+            response = http.post(f"/api/admin/users/{spelling}/disable", headers=headers)
+            assert response.status_code == 409, (spelling, response.text)
+        assert http.get("/api/auth/me", headers=headers).status_code == 200
+
+
 def test_login_and_register_are_rate_limited_per_address(strict_server: ServerProcess) -> None:
     with httpx.Client(base_url=strict_server.url, timeout=120) as http:
         statuses = [

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 import websockets
 
@@ -232,3 +233,19 @@ async def test_rest_refuses_unauthenticated_wrong_role_and_invalid_input(server:
     finally:
         for api in (anonymous, player, operator, other_operator):
             await api.close()
+
+
+async def test_a_body_nested_too_deeply_is_an_unparsable_body_422(server: ServerProcess) -> None:
+    """Issue 25: docs/protocol.md promises 422 for an unparsable body; a body nested deeper than the JSON
+    parser goes was answered FastAPI's 400 instead (a syntax error was already a 422)."""
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        for body in ("[" * 5000 + "]" * 5000, '{"name": ' + "[" * 3000 + "]" * 3000 + ', "password": "x"}'):
+            response = await http.post(
+                "/api/auth/register", content=body, headers={"content-type": "application/json"}
+            )
+            assert response.status_code == 422, response.text
+            assert response.json()["error"] == "invalid_request" and response.json()["field"] == "body"
+        broken = await http.post(
+            "/api/auth/register", content="{bad json", headers={"content-type": "application/json"}
+        )
+        assert broken.status_code == 422 and broken.json()["error"] == "invalid_request"

@@ -4,15 +4,26 @@ connection while it waits on a table, so a burst neither stalls nor fails the ta
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from pathlib import Path
 
-from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
+import pytest
+
+from tests.server.conftest import OPERATOR, ServerProcess, _server, login, new_player
 
 TABLES = 24
 
 
-async def test_a_burst_of_third_seats_and_stops_all_succeed_quickly(sqlite_server: ServerProcess) -> None:
-    operator = await login(sqlite_server, OPERATOR)
-    players = [await new_player(sqlite_server) for _ in range(3)]
+@pytest.fixture
+def seats_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    # Two players wait at every table at once: the cap on a user's waiting seats (issue 25) is raised.
+    env = {"PREFERANS_MAX_WAITING_SEATS_PER_USER": str(TABLES)}
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}", tmp_path, env)
+
+
+async def test_a_burst_of_third_seats_and_stops_all_succeed_quickly(seats_server: ServerProcess) -> None:
+    operator = await login(seats_server, OPERATOR)
+    players = [await new_player(seats_server) for _ in range(3)]
     try:
         room = await operator.create_room("burst", {"pool_size": 10})
         tables = [(await operator.open_table(room["id"], 3))["id"] for _ in range(TABLES)]

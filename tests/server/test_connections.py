@@ -17,6 +17,7 @@ import websockets
 from app.protocol.messages import PongMessage, SnapshotMessage
 from app.server.connections.connection import CLOSE_TOO_SLOW, Connection
 from tests.server.conftest import OPERATOR, ServerProcess, _server, login, new_player
+from tests.server.helpers import open_table
 
 
 @pytest.fixture
@@ -86,6 +87,54 @@ async def test_connections_per_user_and_per_table_are_capped(capped_server: Serv
         for ws in sockets:
             await ws.close()
         for api in players:
+            await api.close()
+
+
+@pytest.fixture
+def watched_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    env = {
+        "PREFERANS_MAX_CONNECTIONS_PER_USER": "2",
+        "PREFERANS_MAX_CONNECTIONS_PER_TABLE": "4",
+        "PREFERANS_MAX_SPECTATORS_PER_TABLE": "3",
+    }
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'w.db'}", tmp_path, env)
+
+
+async def test_a_seated_player_gets_a_socket_however_many_spectators_watch(
+    watched_server: ServerProcess,
+) -> None:
+    """Issue 25: throwaway accounts filled a table's sockets and its seated players got
+    `too_many_connections` on every reconnect while their clocks ran. Spectators have their own, smaller
+    cap; a seated player is bounded only by his per-user cap."""
+    table_id = await _table(watched_server)
+    seated = await new_player(watched_server)
+    await seated.sit(table_id)
+    watchers = [await new_player(watched_server) for _ in range(3)]
+    sockets = []
+    try:
+        refused = None
+        for watcher in watchers:
+            for _ in range(2):
+                ws = await websockets.connect(await watcher.ws_url(table_id))
+                frame = json.loads(await ws.recv())
+                if frame["type"] == "error":
+                    refused = frame
+                    await ws.close()
+                    break
+                sockets.append(ws)
+            if refused is not None:
+                break
+        assert refused is not None and refused["code"] == "too_many_connections", refused
+        assert len(sockets) == 3  # the spectators' cap, below the table's
+        for _ in range(2):  # the table is full of watchers: the player still gets both his sockets
+            ws = await websockets.connect(await seated.ws_url(table_id))
+            sockets.append(ws)
+            frame = json.loads(await ws.recv())
+            assert frame["type"] == "snapshot" and frame["seat"] == 0, frame
+    finally:
+        for ws in sockets:
+            await ws.close()
+        for api in [seated, *watchers]:
             await api.close()
 
 
@@ -223,3 +272,52 @@ async def test_a_socket_closed_while_its_client_does_not_read_is_reset(patient_s
     finally:
         raw.close()
         await player.close()
+
+
+@pytest.fixture
+def quiet_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    # The backlog's bounds far away, as at a quiet table where nothing more is ever sent.
+    env = {**_UNLIMITED, "PREFERANS_SEND_QUEUE_FRAMES": "1000000", "PREFERANS_SEND_TIMEOUT": "2"}
+    yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'q.db'}", tmp_path, env)
+
+
+async def test_a_client_that_never_reads_is_dropped_at_a_finished_table(quiet_server: ServerProcess) -> None:
+    """Issue 25: at a finished table nothing more is published, so a client that asked for snapshots and
+    never read them never filled its backlog: its data sat in the server's kernel and its socket counted
+    against the caps for as long as it liked. The rule is the same at every table: a client that takes
+    none of what waits for it for `PREFERANS_SEND_TIMEOUT` seconds is dropped."""
+    table = await open_table(quiet_server, 3, {})
+    try:
+        await table.operator.call("POST", f"/api/tables/{table.id}/stop", {"reason": "closing time"})
+        watcher = table.players[0]
+        raw = await _small_socket(quiet_server)
+        try:
+            ws = await websockets.connect(
+                await watcher.ws_url(table.id), sock=raw, max_queue=1, ping_interval=None
+            )
+            snapshot = json.loads(await ws.recv())
+            # Stopped in its first deal, the game is over and waits for an award: nothing more is published.
+            assert snapshot["type"] == "snapshot" and snapshot["status"] == "awaiting_adjudication", snapshot
+            for _ in range(60):  # paced (resyncs asked together are answered by one), then quiet
+                await ws.send('{"type": "resync"}')
+                await asyncio.sleep(0.02)
+            started = time.monotonic()
+            dropped = False
+            while not dropped and time.monotonic() - started < 25:
+                try:
+                    await asyncio.wait_for(ws.send('{"type": "ping", "id": 1}'), 1)
+                except websockets.ConnectionClosed:
+                    dropped = True
+                except TimeoutError:
+                    pass
+                await asyncio.sleep(0.5)
+            assert dropped, "a client that reads nothing stayed at a quiet table"
+        finally:
+            raw.close()
+        # The players themselves read: none of them was dropped meanwhile.
+        for client in table.clients:
+            await client.send({"type": "ping", "id": 2})
+            while (await client.receive(timeout=10))["type"] != "pong":
+                pass
+    finally:
+        await table.close()

@@ -182,6 +182,9 @@ def test_signed_tickets_verify_anywhere_and_redeem_once(database: str) -> None:
             forged = ticket[:-2] + ("A" if ticket[-2] != "A" else "B") + ticket[-1]
             assert other.verify(forged) is None
             assert SignedTickets("t" * 40, 30).verify(ticket) is None  # another secret
+            # Issue 25: non-ASCII text is refused, not a TypeError in compare_digest (a 500).
+            for garbled in (ticket[:-1] + "é", "s1.été.€", ticket.replace(".", "\u2024"), "s1.\udc80.x"):
+                assert other.verify(garbled) is None
             both = await asyncio.gather(
                 redeem_signed(ctx_a, issuer, ticket), redeem_signed(ctx_b, other, ticket)
             )

@@ -4,12 +4,13 @@ that changes nothing."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 
 import pytest
 
 from app.bots.client import ApiError
-from tests.server.conftest import ADMIN, ServerProcess, login
+from tests.server.conftest import ADMIN, OPERATOR, ServerProcess, login, new_player
 from tests.server.helpers import open_table
 
 
@@ -88,3 +89,50 @@ async def test_a_sanction_is_written_recorded_and_revoked_by_a_new_entry(server:
     finally:
         await admin.close()
         await table.close()
+
+
+async def test_a_judge_never_judges_a_game_he_plays_in(server: ServerProcess) -> None:
+    """Issue 25: an administrator seated at a table sanctioned an opponent and awarded his own interrupted
+    deal. He may do neither at that table; another administrator may."""
+    operator = await login(server, OPERATOR)
+    player_admin = await login(server, ADMIN)
+    name = f"judge{secrets.token_hex(3)}"
+    added = server.cli("users", "add", name, "--role", "admin", stdin="judge-password\n")
+    assert added.returncode == 0, added.stderr
+    judge = await login(server, name, "judge-password")
+    players = [await new_player(server) for _ in range(2)]
+    clients = []
+    try:
+        room = await operator.create_room("judges", {"pool_size": 10})
+        table_id = int((await operator.open_table(room["id"], 3))["id"])
+        for seat, api in enumerate([player_admin, *players]):
+            client = api.table(table_id)
+            await client.connect()
+            clients.append(client)
+            await api.sit(table_id, seat)
+        while clients[0].last is None or clients[0].last["status"] != "playing":
+            await clients[0].receive(timeout=30)
+        sanction = {"violation": "dealer-looked-at-talon", "role": "dealer", "seat": 1, "reason": "r",
+                    "allow_offline": True}  # fmt: skip
+        with pytest.raises(ApiError) as own:
+            await player_admin.call("POST", f"/api/admin/tables/{table_id}/sanctions", sanction)
+        assert own.value.status == 403 and own.value.body["error"] == "forbidden", own.value.body
+        given = await judge.call("POST", f"/api/admin/tables/{table_id}/sanctions", sanction)
+        with pytest.raises(ApiError) as revoke:
+            await player_admin.call("POST", f"/api/admin/sanctions/{given['id']}/revoke", {"reason": "mine"})
+        assert revoke.value.status == 403
+
+        await operator.call("POST", f"/api/tables/{table_id}/stop", {"reason": "power cut"})
+        deals = await judge.call("GET", f"/api/admin/archive?table={table_id}")
+        deal_id = deals["items"][0]["id"]
+        award = {"tricks": None, "reason": "void"}
+        with pytest.raises(ApiError) as own_award:
+            await player_admin.call("POST", f"/api/admin/interrupted/{deal_id}/award", award)
+        assert own_award.value.status == 403
+        assert (await judge.call("GET", f"/api/admin/archive/{deal_id}"))["awards"] == []
+        await judge.call("POST", f"/api/admin/interrupted/{deal_id}/award", award)
+    finally:
+        for client in clients:
+            await client.close()
+        for api in [operator, player_admin, judge, *players]:
+            await api.close()

@@ -187,3 +187,48 @@ def test_a_short_or_exposed_secret_is_refused_at_start(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="exited"):
         server.start()
     assert "chmod 600" in (tmp_path / "server.log").read_text()
+
+
+@pytest.fixture(params=["text", "json"])
+def access_logged_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
+    env = {"PREFERANS_LOG_FORMAT": request.param}
+    yield from _server(
+        f"sqlite+aiosqlite:///{tmp_path / 'a.db'}",
+        tmp_path,
+        env,
+        log_level="info",
+        extra_args=("--access-log",),
+    )
+
+
+async def test_the_access_log_holds_no_credential_and_loses_no_line(
+    access_logged_server: ServerProcess,
+) -> None:
+    """Issue 25: an invite link's token in a request's path was logged in clear (text and JSON), and a URL
+    with ``token=`` (``ticket=``, ``access_token=``, ``password=``) made uvicorn's access formatter fail
+    ("--- Logging error ---") and its line was lost."""
+    player = await new_player(access_logged_server)
+    secrets_ = ["InviteSecret0123456789", "TokenSecret1", "TicketSecret2", "AccessSecret3", "PasswordSecret4"]
+    try:
+        with httpx.Client(base_url=access_logged_server.url) as http:
+            headers = {"Authorization": f"Bearer {player.token}"}
+            assert http.post(f"/api/invites/{secrets_[0]}", headers=headers).status_code == 404
+            query = (
+                f"token={secrets_[1]}&ticket={secrets_[2]}&access_token={secrets_[3]}&password={secrets_[4]}"
+            )
+            assert http.get(f"/api/health?{query}").status_code == 200
+            assert http.get("/api/health?done=1").status_code == 200
+    finally:
+        await player.close()
+    assert access_logged_server.log_path is not None
+    log = access_logged_server.log_path.read_text()
+    deadline = asyncio.get_running_loop().time() + 20
+    while "done=1" not in log:  # the last access line is written after its response
+        assert asyncio.get_running_loop().time() < deadline, log[-2000:]
+        await asyncio.sleep(0.1)
+        log = access_logged_server.log_path.read_text()
+    assert "Logging error" not in log and "Traceback" not in log, log[-3000:]
+    for secret in secrets_:
+        assert secret not in log
+    assert "/api/invites/… HTTP/1.1" in log  # both access lines are there, redacted
+    assert "/api/health?token=…&ticket=…&access_token=…&password=… HTTP/1.1" in log

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 import websockets
 
 from app.bots.client import ApiError
+from app.server.http.middleware import SecurityHeaders
 from tests.server.conftest import ADMIN, OPERATOR, ServerProcess, _server, login, new_player
 from tests.server.helpers import open_table, play_out
 
@@ -68,6 +70,13 @@ def test_pages_carry_security_headers_and_docs_can_be_off(
         assert http.get("/openapi.json").status_code == 200
         docs = http.get("/docs")
         assert docs.status_code == 200 and docs.headers["x-content-type-options"] == "nosniff"
+        # Issue 25: served by the app under the site's policy, every asset from the app itself.
+        assert docs.headers["content-security-policy"] == http.get("/").headers["content-security-policy"]
+        assert "//" not in docs.text.replace("<!DOCTYPE", "")  # no URL of another origin
+        for asset in re.findall(r'(?:src|href)="([^"]+)"', docs.text):
+            fetched = http.get(asset)
+            assert fetched.status_code == 200 and "content-security-policy" in fetched.headers, asset
+        assert http.get("/redoc").status_code == 404  # ReDoc's bundle comes from a CDN: not served
 
 
 async def test_tables_per_operator_are_capped_and_rooms_are_paged(tight_server: ServerProcess) -> None:
@@ -119,3 +128,28 @@ async def test_a_finished_table_is_not_loaded_by_a_seat_change(sqlite_server: Se
     finally:
         for api in (admin, operator, latecomer):
             await api.close()
+
+
+async def test_the_host_header_is_never_copied_into_the_content_security_policy() -> None:
+    """Issue 25: with several workers the policy named the workers' ports on the host of the request's
+    Host header, copied as sent. It names them only on a configured public host the header matches."""
+
+    async def page(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    app = SecurityHeaders(
+        page, socket_ports=(9001,), socket_hosts=frozenset({"play.example.org", "localhost"})
+    )
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://x") as http:
+
+        async def policy(host: str) -> str:
+            response = await http.get("/", headers={"host": host})
+            return response.headers["content-security-policy"]
+
+        assert "connect-src 'self' ws://play.example.org:9001 wss://play.example.org:9001;" in await policy(
+            "PLAY.example.org:8000"
+        )
+        assert "ws://localhost:9001" in await policy("localhost:8000")
+        for forged in ("evil.example.com", "evil.example.com:9001", "play.example.org.evil.com", "*", ""):
+            assert "connect-src 'self';" in await policy(forged), forged

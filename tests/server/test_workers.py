@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 import signal
@@ -425,5 +426,20 @@ def test_lists_and_metrics_at_either_worker_describe_every_workers_tables(worker
         finally:
             for t in tables:
                 await t.close()
+
+
+def test_a_non_ascii_signed_ticket_is_refused_not_a_server_error(workers: Workers) -> None:
+    """Issue 25: with several workers a ticket is verified by its signature, and `hmac.compare_digest`
+    raised TypeError on non-ASCII text: the handshake failed with a 500 and no login was needed for it."""
+
+    async def scenario() -> None:
+        for port in (workers.server.port, *workers.ports):
+            url = f"ws://127.0.0.1:{port}/ws/tables/999999?ticket=s1.%C3%A9t%C3%A9.%E2%82%AC"
+            async with websockets.connect(url) as ws:
+                frame = json.loads(await ws.recv())
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await ws.recv()
+            assert frame["code"] == "unauthorized", frame
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
 
     asyncio.run(scenario())

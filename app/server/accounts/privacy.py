@@ -136,3 +136,14 @@ async def close_unwelcome_watchers(ctx: ServerContext, session: AsyncSession, ro
             conn.close(CLOSE_FORBIDDEN)
             closed += 1
     return closed
+
+
+async def refuse_own_game(session: AsyncSession, table_id: int, judge: User) -> None:
+    """A judge never judges his own game: an administrator seated at the table neither sanctions its
+    players nor awards its deals (issue 25). RULES §9.5 has appeals heard by administrators other than the
+    judge who decided; the same impartiality for the decision itself is [ours]."""
+    seated = await session.scalar(
+        select(TableSeat.seat).where(TableSeat.table_id == table_id, TableSeat.user_id == judge.id)
+    )
+    if seated is not None:
+        raise ApiError(ErrorCode.FORBIDDEN, "a judge does not judge a game he plays in")

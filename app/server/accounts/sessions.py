@@ -17,6 +17,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -100,9 +101,11 @@ class SignedTickets:
     def verify(self, key: str) -> tuple[Ticket, str] | None:
         """The ticket and its nonce, if the signature holds and it has not
         expired (whether it was used is `redeem_signed`'s question)."""
-        if not key.startswith(self.PREFIX) or len(key) > 1024:
+        if not key.isascii() or not key.startswith(self.PREFIX) or len(key) > 1024:
             return None
         body, _, signature = key[len(self.PREFIX) :].rpartition(".")
+        # A signed ticket is ASCII (base64): other text is refused above, before compare_digest, which
+        # raises TypeError on non-ASCII str (a 500 with several workers before issue 25).
         if not body or not hmac.compare_digest(signature, self._sign(body)):
             return None
         try:
@@ -140,13 +143,23 @@ async def forget_used_tickets(ctx: ServerContext) -> None:
         await session.execute(delete(UsedTicket).where(UsedTicket.expires_at < time.time() - 60))
 
 
-def too_many_connections(ctx: ServerContext, user_id: int, table_id: int) -> str | None:
-    """Why one more socket of this user to this table is refused, or None."""
+def too_many_connections(
+    ctx: ServerContext, user_id: int, table_id: int, seated: Collection[int | None] = ()
+) -> str | None:
+    """Why one more socket of this user to this table is refused, or None. A user seated at the table
+    (``seated``: its seats' users) is bounded only by the per-user cap: spectators, counted apart, can
+    never fill the table against its players."""
     settings = ctx.settings
     if len(ctx.user_connections.get(user_id, ())) >= settings.max_connections_per_user:
         return f"at most {settings.max_connections_per_user} connections per user"
-    if len(ctx.table_connections.get(table_id, ())) >= settings.max_connections_per_table:
+    if user_id in seated:
+        return None
+    table = ctx.table_connections.get(table_id, ())
+    if len(table) >= settings.max_connections_per_table:
         return f"at most {settings.max_connections_per_table} connections per table"
+    spectators = sum(1 for conn in table if conn.user_id not in seated)
+    if spectators >= settings.max_spectators_per_table:
+        return f"at most {settings.max_spectators_per_table} spectators' connections per table"
     return None
 
 

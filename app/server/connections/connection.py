@@ -100,6 +100,11 @@ class Connection:
         self.queued_bytes = 0
         # A resync asked for and not yet answered with a snapshot: further ones are coalesced into it.
         self.resync_pending = False
+        # `stalls.check`'s marks: what waited and what the client had taken at the last look, and since
+        # when it has taken nothing of what waits (None: it takes, or nothing waits).
+        self.waiting_mark = 0
+        self.taken_mark = 0
+        self.stalled_since: float | None = None
         self.closed = asyncio.Event()
         self._started = False
         self._sender: asyncio.Task[None] | None = None  # drains the backlog, or closes the socket

@@ -73,6 +73,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         # Starlette's own refusals (no such route, wrong method, unparsable body) in the documented form.
+        if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError | ValueError):
+            # A body the JSON parser gave up on (nested too deeply) is unparsable like any other: 422, as
+            # a syntax error is (docs/protocol.md), not FastAPI's 400 (issue 25).
+            message = "body: the body could not be parsed as JSON (nested too deeply?)"
+            return JSONResponse(
+                {"error": ErrorCode.INVALID_REQUEST, "field": "body", "message": message},
+                status_code=HTTP_STATUS[ErrorCode.INVALID_REQUEST],
+            )
         fallback = ErrorCode.BAD_REQUEST if exc.status_code < 500 else ErrorCode.SERVER_ERROR
         code = HTTP_CODES.get(exc.status_code, fallback)
         return JSONResponse(

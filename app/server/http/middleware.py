@@ -99,27 +99,28 @@ _HEADERS = (
 
 
 class SecurityHeaders:
-    """Adds the security headers to every HTTP response that does not set its own. ``exempt`` paths (the
-    interactive API docs, which load their scripts from a CDN) get all but the content security policy."""
+    """Adds the security headers to every HTTP response that does not set its own (the API docs too: they
+    are served by the app, `app.web.api_docs`)."""
 
     def __init__(
-        self, app: ASGIApp, exempt: tuple[str, ...] = (), socket_ports: tuple[int, ...] = ()
+        self, app: ASGIApp, socket_ports: tuple[int, ...] = (), socket_hosts: frozenset[str] = frozenset()
     ) -> None:
         self.app = app
-        self.exempt = exempt
-        # Several workers: the pages may open sockets on the workers' own ports of the same host.
+        # Several workers: the pages may open sockets on the workers' own ports of the same host, one of
+        # ``socket_hosts`` (the configured public names: a Host header is matched, never copied).
         self.socket_ports = socket_ports
+        self.socket_hosts = {host.lower(): host for host in socket_hosts}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         extra = list(_HEADERS)
-        if not (self.exempt and scope["path"].startswith(self.exempt)):
-            policy = CONTENT_SECURITY_POLICY
-            if self.socket_ports:
-                policy = policy.replace("connect-src 'self'", f"connect-src 'self' {self._sockets(scope)}")
-            extra.append((b"content-security-policy", policy.encode()))
+        policy = CONTENT_SECURITY_POLICY
+        sockets = self._sockets(scope) if self.socket_ports else ""
+        if sockets:
+            policy = policy.replace("connect-src 'self'", f"connect-src 'self' {sockets}")
+        extra.append((b"content-security-policy", policy.encode()))
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -133,7 +134,7 @@ class SecurityHeaders:
 
     def _sockets(self, scope: Scope) -> str:
         host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
-        name = hostname(host)
-        if not name or any(c in name for c in " ;,'\""):
+        name = self.socket_hosts.get(hostname(host).lower())  # issue 25: the configured name, not the header
+        if name is None:
             return ""
         return " ".join(f"{scheme}://{name}:{port}" for port in self.socket_ports for scheme in ("ws", "wss"))

@@ -22,6 +22,8 @@ from app.server.connections.connection import TRANSPORT_EXTENSION
 log = logging.getLogger(__name__)
 
 _MAX_ADDRESSES = 10_000
+# What a client may send beyond the request being served (a pipelined request's head: h11's own limit).
+_MAX_SURPLUS_BYTES = h11._connection.DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
 
 
 def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Protocol]:
@@ -49,6 +51,24 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
                 return
             mine.add(transport)
             self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self._surplus() > _MAX_SURPLUS_BYTES and not self.transport.is_closing():
+                # Bytes sent after a whole request, before its response (issue 25): h11 keeps them in
+                # its buffer until the response is done. No client needs more than a pipelined request
+                # head; the connection is dropped, the bytes with it.
+                log.info(
+                    "%s: %d bytes after a whole request; connection dropped", self.client, self._surplus()
+                )
+                self.transport.abort()
+
+        def _surplus(self) -> int:
+            """What the client sent beyond the request being served (0 while it is still sending it)."""
+            if self.conn.their_state not in (h11.DONE, h11.MUST_CLOSE):
+                return 0
+            # h11's buffer of received, unparsed bytes (its public `trailing_data` copies it).
+            return len(getattr(self.conn, "_receive_buffer", b""))
 
         def _arm(self) -> None:
             if self._guard is not None:

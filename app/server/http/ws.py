@@ -147,7 +147,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     if actor is None:
         await _refuse(websocket, ErrorCode.NOT_FOUND, f"no table {table_id}", CLOSE_NOT_FOUND)
         return
-    crowded = too_many_connections(ctx, user.id, table_id)
+    crowded = too_many_connections(ctx, user.id, table_id, actor.seating.users)
     if crowded is not None:
         await _refuse(websocket, ErrorCode.TOO_MANY_CONNECTIONS, crowded, CLOSE_POLICY)
         return

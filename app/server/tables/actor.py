@@ -55,6 +55,7 @@ from app.server.tables.commands import (
     SeatError,
     Sit,
     Stop,
+    Unseat,
     fail,
 )
 from app.server.tables.robot import OffLoopRobot
@@ -135,6 +136,12 @@ class StepStore(Protocol):
         """The clock as the table's row stores it (with its running turn's start on the wall clock)."""
 
 
+def _consume(future: asyncio.Future[None]) -> None:
+    """Nobody waits for the table's own unseating: its failure is logged by the actor, not by asyncio."""
+    if not future.cancelled():
+        future.exception()
+
+
 def _stays(_actor: TableActor) -> None:
     """An idle table stays loaded (an actor no registry holds)."""
 
@@ -153,10 +160,13 @@ class TableActor:
         queue_limit: int = 1024,
         on_idle: Callable[[TableActor], None] = _stays,
         shuffle: Callable[[], Shuffle] = _shuffle,
+        seat_grace_s: float | None = None,
     ) -> None:
         """``robot``: runs a step that needs the solver robot (None: such a step fails as the table's own
         fault, which ends a game it was driving); ``on_idle``: called
-        when the game is over and nobody watches any more (the registry unloads the table)."""
+        when the game is over and nobody watches any more (the registry unloads the table);
+        ``seat_grace_s``: how long a player may be gone (no socket to the table) from a table that waits
+        for players before his seat is freed (None: never)."""
         self.store = store
         self.table_id = table_id
         self.seats = seats
@@ -186,6 +196,8 @@ class TableActor:
         self._retry: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._views = ViewCache()
+        self._seat_grace_s = seat_grace_s
+        self._absent: dict[int, asyncio.TimerHandle] = {}  # a gone player's seat, freed when it fires
 
     @property
     def status(self) -> str:
@@ -195,8 +207,10 @@ class TableActor:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
+        self.watch_seats()
 
     async def stop(self) -> None:
+        self._forget_absent()
         for handle in (self._timer, self._retry):
             if handle is not None:
                 handle.cancel()
@@ -282,9 +296,11 @@ class TableActor:
                 conn.seat = self.seating.seat_of(conn.user_id)
                 self._send_snapshot(conn)
                 self._publish_presence()
+                self._watch_absent(conn.user_id)
             case Disconnect(conn):
                 self.connections.discard(conn)
                 self._publish_presence()
+                self._watch_absent(conn.user_id)
                 self._unload_if_idle()
             case Resync(conn):
                 self._send_snapshot(conn)
@@ -294,6 +310,8 @@ class TableActor:
                 await self._on_sit(sit)
             case Leave() as leave:
                 await self._on_leave(leave)
+            case Unseat() as unseat:
+                await self._on_unseat(unseat)
             case Expire(version):
                 if version == self.version:  # else stale: the table moved on since the timer was armed
                     metrics.timeout_fired(self._deadline(), self._now())  # admin: metrics hook
@@ -357,20 +375,83 @@ class TableActor:
         if started is not None:
             self.game = started.game.with_server_time(now, self._now())
             events += started.events
+            self._forget_absent()  # RULES §7.7: a started game's seats are fixed
+        else:
+            self._watch_absent(sit.user_id)
         self._publish(events, sheet_changed=started is not None)
         self._publish_presence()
 
     async def _on_leave(self, leave: Leave) -> None:
-        seat, seating = self.seating.leave(leave.user_id, started=self.game is not None)
-        await self._commit(StepWrite(seat_removed=seat))
-        self.seating = seating
-        for conn in self.connections:
-            if conn.user_id == leave.user_id:
-                conn.seat = None
+        await self._vacate(leave.user_id)
         if not leave.reply.done():
             leave.reply.set_result(None)
+
+    async def _on_unseat(self, unseat: Unseat) -> None:
+        """The operator's removal of a player from a table that has not started, or the table's own of a
+        player gone for the grace (nothing when he came back, or the seat changed hands, meanwhile)."""
+        if not 0 <= unseat.seat < self.seats:
+            raise SeatError(ErrorCode.BAD_SEAT, f"seat must be 0..{self.seats - 1}")
+        user_id = self.seating.users[unseat.seat]
+        if user_id is None and not unseat.if_absent:
+            raise SeatError(ErrorCode.NOT_SEATED, f"seat {unseat.seat} is free")
+        # The table's own unseating is moot once the player came back, the seat changed hands or the game
+        # started while it waited in the queue.
+        moot = unseat.if_absent and (
+            self.game is not None or user_id != unseat.user_id or self._connected(unseat.user_id or 0)
+        )
+        if user_id is not None and not moot:
+            await self._vacate(user_id)
+        if not unseat.reply.done():
+            unseat.reply.set_result(None)
+
+    async def _vacate(self, user_id: int) -> None:
+        seat, seating = self.seating.leave(user_id, started=self.game is not None)
+        await self._commit(StepWrite(seat_removed=seat))
+        self.seating = seating
+        self._watch_absent(user_id)
+        for conn in self.connections:
+            if conn.user_id == user_id:
+                conn.seat = None
         self._publish([Event("left", {"seat": seat}, None)], sheet_changed=False)
         self._publish_presence()
+
+    # ---- players gone from a waiting table ---------------------------------------------------------
+
+    def _connected(self, user_id: int) -> bool:
+        return any(c.user_id == user_id and not c.closed.is_set() for c in self.connections)
+
+    def watch_seats(self) -> None:
+        """Start the grace of every seated player with no socket (a table just loaded or started)."""
+        for user_id in self.seating.users:
+            if user_id is not None:
+                self._watch_absent(user_id)
+
+    def _watch_absent(self, user_id: int) -> None:
+        """A player seated at a table that waits for players, with no socket to it, loses his seat after
+        the grace unless he comes back (issue 25: one account held every waiting seat); robots have no
+        socket and keep theirs, and a started game's seats are fixed (RULES §7.7)."""
+        timer = self._absent.pop(user_id, None)
+        if timer is not None:
+            timer.cancel()
+        if self._seat_grace_s is None or self.game is not None or self._connected(user_id):
+            return
+        seat = self.seating.seat_of(user_id)
+        if seat is None or robot_level(self.seating.names[seat]) is not None:
+            return
+        self._absent[user_id] = asyncio.get_running_loop().call_later(
+            self._seat_grace_s, self._free_absent, seat, user_id
+        )
+
+    def _free_absent(self, seat: int, user_id: int) -> None:
+        self._absent.pop(user_id, None)
+        reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        reply.add_done_callback(_consume)
+        self.submit(Unseat(seat, user_id, reply, if_absent=True))
+
+    def _forget_absent(self) -> None:
+        for timer in self._absent.values():
+            timer.cancel()
+        self._absent.clear()
 
     # ---- the game ----------------------------------------------------------------------------------
 
@@ -448,6 +529,7 @@ class TableActor:
                 await self._commit(write)
                 self.next_action_seq += stored
                 self.game = started.game.with_server_time(now, self._now())
+                self._forget_absent()  # RULES §7.7: a started game's seats are fixed
                 self._publish(list(started.events), sheet_changed=True)
         elif not self.game.is_over:
             await self._run_step(Resume())

@@ -55,6 +55,18 @@ class Leave:
 
 
 @dataclass(slots=True)
+class Unseat:
+    """A seat freed before the game starts by someone other than its player: the room's operator (or an
+    admin) removing him (``user_id`` None: whoever sits there), or the table itself when the player
+    ``user_id`` has been gone (no socket to the table) for the waiting-seat grace (``if_absent``)."""
+
+    seat: int
+    user_id: int | None
+    reply: asyncio.Future[None]
+    if_absent: bool = False
+
+
+@dataclass(slots=True)
 class Act:
     conn: Connection
     seq: int
@@ -118,8 +130,22 @@ class RoundEnd:
     reply: asyncio.Future[dict[str, Any]]
 
 
-Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge | RoundEnd
-Replying = Sit | Leave | Stop | Award | Judge | RoundEnd
+Command = (
+    Connect
+    | Disconnect
+    | Sit
+    | Leave
+    | Unseat
+    | Act
+    | Resync
+    | Expire
+    | Retry
+    | Stop
+    | Award
+    | Judge
+    | RoundEnd
+)
+Replying = Sit | Leave | Unseat | Stop | Award | Judge | RoundEnd
 
 
 def fail(command: Command, exc: BaseException) -> None:

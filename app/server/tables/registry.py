@@ -92,6 +92,7 @@ async def _read_back(ctx: ServerContext, table_id: int) -> TableActor | _Stopped
         robot=OffLoopRobot(ctx.solver_executor, ctx.settings),
         queue_limit=ctx.settings.table_queue_limit,
         on_idle=lambda idle: _unload(ctx, idle),
+        seat_grace_s=ctx.settings.waiting_seat_grace or None,
     )
     actor.restore(stored)
     thought = None

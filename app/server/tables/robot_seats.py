@@ -45,7 +45,7 @@ LOW_TIME_MS = 8_000
 async def robot_user(session: AsyncSession, level: str, seat: int) -> User:
     """The robot account for ``level`` at ``seat`` (created once; disabled, with no usable password)."""
     name = robot_name(level, seat)
-    user = (await session.execute(select(User).where(User.name == name))).scalar_one_or_none()
+    user = (await session.execute(select(User).where(User.name_key == name_key(name)))).scalar_one_or_none()
     if user is None:
         user = User(
             name=name, name_key=name_key(name), password_hash="!robot", role="player",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 from sqlalchemy.sql import Select
 
+from app.auth.users import name_key
 from app.autoplay import InterruptedDeal as InterruptedRecord
 from app.autoplay.suggestion import suggest
 from app.db.models import ActionRecord, Award, GameTable, InterruptedDeal, TableSeat, User
@@ -60,7 +61,7 @@ def _filtered(query: _S, q: ArchiveQuery) -> _S:
         query = query.where(InterruptedDeal.table_id == q.table)
     if q.player is not None:
         seated = select(TableSeat.table_id).join(User, User.id == TableSeat.user_id)
-        query = query.where(InterruptedDeal.table_id.in_(seated.where(User.name == q.player)))
+        query = query.where(InterruptedDeal.table_id.in_(seated.where(User.name_key == name_key(q.player))))
     if q.since is not None:
         query = query.where(InterruptedDeal.at >= q.since)
     if q.until is not None:

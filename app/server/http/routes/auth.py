@@ -16,7 +16,14 @@ from sqlalchemy.exc import IntegrityError
 from app.auth.passwords import PoolBusy
 from app.auth.roles import Role
 from app.auth.tokens import issue_token
-from app.auth.users import AccountError, check_credentials, create_user, revoke_tokens, user_by_name
+from app.auth.users import (
+    AccountError,
+    check_credentials,
+    create_user,
+    name_key,
+    revoke_tokens,
+    user_by_name,
+)
 from app.protocol.codes import ErrorCode
 from app.server.accounts.ratelimit import retry_after
 from app.server.accounts.sessions import close_user
@@ -63,7 +70,8 @@ async def _limit(ctx: ServerContext, request: Request, name: str | None) -> None
     address = request.client.host if request.client else "?"
     wait = await ctx.auth_by_address.take(address)
     if wait == 0 and name is not None:
-        wait = await ctx.auth_by_name.take(name.casefold())
+        # The key login looks the name up by (NFKC + casefold): every spelling of a name shares its budget.
+        wait = await ctx.auth_by_name.take(name_key(name))
     if wait > 0:
         raise _too_many(wait)
 

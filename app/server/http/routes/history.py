@@ -22,7 +22,7 @@ from app.engine.scoring import ScoringError
 from app.engine.scoring.checks import check_result
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit_row
-from app.server.accounts.privacy import require_watch
+from app.server.accounts.privacy import refuse_own_game, require_watch
 from app.server.errors import ApiError
 from app.server.http.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.http.handlers import refusal
@@ -163,6 +163,8 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
     No database connection is held while the table's actor works on the award.
     """
     table_id, record, result = await award_request(ctx, deal_id, body)
+    async with ctx.sessions() as session:
+        await refuse_own_game(session, table_id, admin)
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")

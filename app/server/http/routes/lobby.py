@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field, StrictBool
 from sqlalchemy import func, select
 
@@ -32,7 +34,7 @@ from app.server.http.deps import (
 from app.server.http.handlers import refusal
 from app.server.ratings import require_rating_to_sit
 from app.server.tables.actor import TableActor
-from app.server.tables.commands import Leave, SeatError, Sit, Stop
+from app.server.tables.commands import Leave, SeatError, Sit, Stop, Unseat
 from app.server.tables.live import TableLive, live_of
 from app.server.tables.registry import get_actor, place_table
 from app.server.tables.robot_levels import robot_level
@@ -323,9 +325,44 @@ async def sit(table_id: Id, body: SitIn, user: Caller, ctx: ContextDep) -> dict[
             await require_sit(session, room, user)
             await require_rating_to_sit(session, room, user)
     actor = await _live_actor(ctx, table_id)
-    reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    actor.submit(Sit(user.id, user.name, body.seat, reply))
-    return {"seat": await _ask(reply)}
+    async with _one_sit_at_a_time(user.id):
+        await _limit_waiting_seats(ctx, user, actor)
+        reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        actor.submit(Sit(user.id, user.name, body.seat, reply))
+        return {"seat": await _ask(reply)}
+
+
+# A user's sits one at a time in this process, so that two at once cannot both pass the seat limit.
+_sitting: dict[int, asyncio.Lock] = {}
+
+
+@contextlib.asynccontextmanager
+async def _one_sit_at_a_time(user_id: int) -> AsyncIterator[None]:
+    lock = _sitting.setdefault(user_id, asyncio.Lock())
+    try:
+        async with lock:
+            yield
+    finally:
+        if not lock.locked() and _sitting.get(user_id) is lock:
+            del _sitting[user_id]
+
+
+async def _limit_waiting_seats(ctx: ContextDep, user: User, actor: TableActor) -> None:
+    """Issue 25: one account took every waiting seat of the site. A user holds at most
+    `max_waiting_seats_per_user` seats at tables that have not started (a started game's seat is not
+    counted: its table is playing; robots are seated by operators, not through here)."""
+    if actor.game is not None or user.id in actor.seating.users:
+        return  # the table refuses it itself (game_started, already_seated)
+    cap = ctx.settings.max_waiting_seats_per_user
+    async with ctx.sessions() as session:
+        held = await session.scalar(
+            select(func.count())
+            .select_from(TableSeat)
+            .join(GameTable, GameTable.id == TableSeat.table_id)
+            .where(TableSeat.user_id == user.id, GameTable.status == "waiting")
+        )
+    if (held or 0) >= cap:
+        raise ApiError(ErrorCode.TOO_MANY_SEATS, f"a player holds at most {cap} seats at waiting tables")
 
 
 async def _check_room_operator(ctx: ContextDep, table_id: int, user: User, what: str) -> None:
@@ -366,6 +403,24 @@ async def leave(table_id: Id, user: Caller, ctx: ContextDep) -> dict[str, bool]:
     actor.submit(Leave(user.id, reply))
     await _ask(reply)
     return {"left": True}
+
+
+@router.post("/tables/{table_id}/seats/{seat}/remove")
+async def remove_player(
+    table_id: Id, seat: Annotated[int, Path(ge=0, le=3)], user: Caller, ctx: ContextDep
+) -> dict[str, bool]:
+    """Issue 25: the room's operator (or an admin) frees a seat of a table that has not started (a started
+    game's seats are fixed, RULES §7.7: 409 ``game_started``); written to the audit log."""
+    _require_operator(user)
+    await _check_room_operator(ctx, table_id, user, "removes players")
+    actor = await _live_actor(ctx, table_id)
+    removed = actor.seating.names[seat] if seat < actor.seats else None
+    reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    actor.submit(Unseat(seat, None, reply))
+    await _ask(reply)
+    async with ctx.sessions() as session, session.begin():
+        audit(session, user, "remove_player", f"table {table_id}", seat=seat, player=removed)
+    return {"removed": True}
 
 
 @router.post("/tables/{table_id}/stop")

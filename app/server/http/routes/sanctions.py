@@ -22,6 +22,7 @@ from app.engine.scoring.sheet import HistoryLine
 from app.engine.scoring.violations import apply_sanction
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
+from app.server.accounts.privacy import refuse_own_game
 from app.server.errors import ApiError
 from app.server.http.deps import AdminUser, ContextDep, Id, SessionDep
 from app.server.http.handlers import refusal
@@ -106,6 +107,7 @@ async def impose(table_id: Id, body: SanctionIn, admin: AdminUser, ctx: ContextD
     async with ctx.sessions() as session:
         if await session.get(GameTable, table_id) is None:
             raise ApiError(ErrorCode.UNKNOWN_TABLE, f"no table {table_id}", "table")
+        await refuse_own_game(session, table_id, admin)
         user_id = await session.scalar(
             select(TableSeat.user_id).where(TableSeat.table_id == table_id, TableSeat.seat == body.seat)
         )
@@ -163,6 +165,7 @@ async def revoke(sanction_id: Id, body: RevokeIn, admin: AdminUser, ctx: Context
         if row.revoked_at is not None:
             raise ApiError(ErrorCode.ALREADY_REVOKED, "this sanction has been revoked", "sanction")
         table_id, line = row.table_id, HistoryLine.from_json(row.line)
+        await refuse_own_game(session, table_id, admin)
     undo = tuple(Write(w.column, w.seat, -w.amount, f"revoked: {w.reason}", w.target) for w in line.writes)
     summary = f"revoked by {admin.name}: {line.summary}; {body.reason}"
 

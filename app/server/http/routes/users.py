@@ -15,6 +15,7 @@ from app.auth.roles import Role
 from app.auth.users import (
     AccountError,
     check_credentials,
+    name_key,
     revoke_tokens,
     set_disabled,
     user_by_name,
@@ -81,7 +82,7 @@ async def list_users(
 ) -> dict[str, Any]:
     query = select(User)
     if q.name is not None:
-        query = query.where(User.name_key.contains(q.name.casefold()))
+        query = query.where(User.name_key.contains(name_key(q.name)))
     if q.role is not None:
         query = query.where(User.role == q.role.value)
     total = await session.scalar(select(func.count()).select_from(query.subquery()))
@@ -111,7 +112,7 @@ async def change_role(name: Name, body: RoleIn, admin: AdminUser, session: Sessi
 
 @router.post("/users/{name}/disable")
 async def disable(name: Name, admin: AdminUser, session: SessionDep, ctx: ContextDep) -> AccountOut:
-    if name.casefold() == admin.name.casefold():
+    if name_key(name) == admin.name_key:  # any spelling of the admin's own name (issue 25)
         raise ApiError(ErrorCode.FORBIDDEN, "an admin does not disable their own account", status=409)
     user = await _set(session, admin, name, True)
     return AccountOut(
