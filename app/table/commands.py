@@ -13,11 +13,14 @@ from app.engine.scoring import ScoreSheet
 
 @dataclass(frozen=True, slots=True)
 class SeatAction:
-    """A seated player's action. ``lag_ms``: lag the server measured itself, credited by the clock."""
+    """A seated player's action. ``lag_ms``: network lag the server measured itself, credited by the clock;
+    ``received_ms``: when the server received it (the step's time base; None: at the step's ``now_ms``) —
+    the action counts then, its wait in the table's queue is charged to nobody (§8.6)."""
 
     seat: int
     action: Action
     lag_ms: int = 0
+    received_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

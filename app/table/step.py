@@ -150,8 +150,9 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
     """Apply ``command`` at ``now_ms`` and make the server's moves up to the next wait (module docstring)."""
     run = _Run(game, now_ms, moves)
     match command:
-        case SeatAction(seat, action, lag_ms):
-            return _seat_action(run, seat, action, lag_ms)
+        case SeatAction(seat, action, lag_ms, received_ms):
+            at = now_ms if received_ms is None else min(now_ms, received_ms)
+            return _seat_action(run, seat, action, lag_ms, at)
         case ClockExpiry():
             return _expiry(run)
         case Resume():
@@ -170,7 +171,7 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
 # ------------------------------------------------------------------------------------------- commands
 
 
-def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int) -> Step:
+def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int, received: int) -> Step:
     if run.status is not TableStatus.PLAYING:
         raise TableRefused(ErrorCode.GAME_OVER, "the game has ended")
     refuse_foreign(seat, getattr(action, "seat", seat), action.type)  # a shuffle names no seat
@@ -178,7 +179,8 @@ def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int) -> Step:
         raise TableRefused(ErrorCode.NOT_YOUR_TURN, "your time ran out: the server plays for you this deal")
     applied = apply(run.state, action)  # raises EngineError: nothing changed
     if run.clock.running == seat:
-        run.clock = run.clock.stop(run.now, lag_ms)
+        # §8.6: the action counts at the instant the server received it, never later.
+        run.clock = run.clock.stop(received, lag_ms)
         if run.clock.is_flagged(seat):
             # §8.5: acting at the deadline is too late; the timeout procedure acts instead.
             _timeout(run, seat)
@@ -208,8 +210,17 @@ def _stop(run: _Run, reason: str) -> Step:
     run.clock = run.clock.stop(run.now)
     if run.state.phase not in _BETWEEN_DEALS:
         _record(run, Interrupt(reason[:200]), None)
-    _finish(run, Termination.INTERRUPTED, run.sheet, note=reason)
+    _finish(run, Termination.INTERRUPTED, _sheet_at_early_end(run), note=reason)
     return run.result()
+
+
+def _sheet_at_early_end(run: _Run) -> ScoreSheet:
+    """§7.7 last point: a deal that ran a seat out of time (reserve on) keeps its §5.8 penalty whatever ends
+    the game after it — an operator's stop or a fault (§8.6) — written after the deal as §8.5 orders."""
+    deal = run.state.deal
+    if run.reserve_on and deal is not None and deal.timed_out and run.state.phase in _OVER:
+        return close_after_timeout(run.sheet, run.state).sheet
+    return run.sheet
 
 
 def abort(game: Game, fault: str, *, now_ms: int) -> Step:
@@ -221,14 +232,14 @@ def abort(game: Game, fault: str, *, now_ms: int) -> Step:
     if game.is_over:
         raise TableRefused(ErrorCode.NOT_PLAYING, "no game is running at this table")
     note = f"server fault: {fault}"[:500]
-    # [ours] RULES §7.7 names the operator's early end only; a fault of the server ends the game the same way.
+    # §8.6: a fault in the table's own step ends the game like an operator's stop (§7.7).
     moves = ServerMoves(_no_shuffle)
     try:
         run = _Run(game, now_ms, moves)
         run.clock = run.clock.stop(now_ms)
         if run.state.phase not in _BETWEEN_DEALS:
             _record(run, Interrupt(note[:200]), None)
-        _finish(run, Termination.FAULT, run.sheet, note=note)
+        _finish(run, Termination.FAULT, _sheet_at_early_end(run), note=note)
         return run.result()
     except Exception:
         run = _Run(game, now_ms, moves)
@@ -253,14 +264,14 @@ def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     if number not in run.pending:
         raise TableRefused(ErrorCode.NOT_PENDING, f"deal {number} of this table awaits no award")
     outcome = run.outcome
-    if outcome is not None and outcome.termination is Termination.TIMEOUT and number == run.state.deal_number:
+    if _penalised_close(run, number):
         # Reserve on (§8.4–§8.5): the penalties written after the provisional close are written again
-        # after the awarded deal.
+        # after the awarded deal — whatever ended the game after the timeout (§7.7, §8.6).
         provisional = PulyaClose(run.sheet, settle(run.sheet), record.timed_out, provisional=True)
         sheet = close_after_adjudication(provisional, record, result).sheet
     else:
         sheet = run.sheet.award(number, result)
-    if run.status is TableStatus.PLAYING and sheet.finished:
+    if run.status is TableStatus.PLAYING and sheet.finished:  # §8.6: refused until the game is over
         raise TableRefused(
             ErrorCode.AWARD_ENDS_PULYA,
             "this award would complete the pulya in the middle of a deal; give it when the game is over",
@@ -273,11 +284,21 @@ def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     return run.result(awarded=(number,))
 
 
+def _penalised_close(run: _Run, number: int) -> bool:
+    """The game closed after a reserve-on timeout in interrupted deal ``number`` (its last deal): its sheet
+    ends with the §5.8 penalties, which the award's deal must precede (§8.5)."""
+    if run.outcome is None or number != run.state.deal_number or not run.reserve_on:
+        return False
+    deal = run.state.deal
+    return deal is not None and bool(deal.timed_out) and run.state.phase is Phase.INTERRUPTED
+
+
 def _revise(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     """A revision of an award already given: the difference is written and the settlement follows."""
     number = record.deal_number
     if number in run.pending or run.sheet.awarded_result(number) is None:
         raise TableRefused(ErrorCode.NOT_AWARDED, f"deal {number} of this table has no award to revise")
+    # §8.6: an award given after a reserve-on timeout may be revised like any other.
     sheet = run.sheet.revise_award(number, result)
     if run.status is TableStatus.PLAYING and sheet.finished:
         raise TableRefused(

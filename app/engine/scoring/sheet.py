@@ -108,7 +108,7 @@ class ScoreSheet:
         """Write an administrator's award for interrupted deal ``deal_number`` (§8.2, §8.4).
 
         It may come after later deals and after the end of the pulya, so it is written as its own history
-        line ("deal N awarded") and leaves the running all-pass series as it stands [ours: §8.2].
+        line ("deal N awarded") and leaves the running all-pass series as it stands (§8.6).
         """
         check_result(result, self.seats, self.conventions)
         if result.kind is DealKind.ALLPASS:

@@ -23,7 +23,7 @@ from sqlalchemy import (
     update,
 )
 
-from app.server.storage.schema import ACTIONS, AUDIT, AWARDS, DEALS, INTERRUPTED, SEATS, TABLES
+from app.server.storage.schema import ACTIONS, AUDIT, AWARDS, DEALS, INTERRUPTED, SANCTIONS, SEATS, TABLES
 from app.server.storage.step_write import StepWrite
 
 
@@ -97,6 +97,8 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
     awards: list[dict[str, Any]] = []
     award_rows: list[dict[str, Any]] = []
     audit_rows: list[dict[str, Any]] = []
+    sanction_rows: list[dict[str, Any]] = []
+    revocations: list[dict[str, Any]] = []
     tables: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for pending in batch:
         write, table_id = pending.write, pending.table_id
@@ -111,6 +113,8 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
         awards += [{"i": row_id, "a": award} for row_id, award in write.adjudications.items()]
         award_rows += write.award_rows
         audit_rows += write.audit_rows
+        sanction_rows += write.sanction_rows
+        revocations += [{"i": sid, **marks} for sid, marks in write.sanction_revocations.items()]
         fields = dict(write.table)
         if pending.version is not None:
             fields["version"] = pending.version
@@ -139,6 +143,11 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
         out.append((adjudicate.values(adjudication=bindparam("a")), awards))
     out += _inserts(AWARDS, award_rows)
     out += _inserts(AUDIT, audit_rows)
+    out += _inserts(SANCTIONS, sanction_rows)
+    if revocations:
+        revoke = update(SANCTIONS).where(SANCTIONS.c.id == bindparam("i"))
+        marks = {c: bindparam(c) for c in ("revoked_by", "revoked_at", "revoke_reason")}
+        out.append((revoke.values(marks), revocations))
     for columns, rows in tables.items():
         out.append(
             (

@@ -25,6 +25,9 @@ class StepWrite:
     # The award's entry in the deal's history of awards and its audit line: stored with the award itself.
     award_rows: list[dict[str, Any]] = field(default_factory=list)
     audit_rows: list[dict[str, Any]] = field(default_factory=list)
+    # A judge's sanction stored with the sheet line it wrote; a revocation's marks (sanction id -> fields).
+    sanction_rows: list[dict[str, Any]] = field(default_factory=list)
+    sanction_revocations: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     def add_step(
         self,

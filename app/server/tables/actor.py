@@ -220,7 +220,7 @@ class TableActor:
             _shed(command)
             return
         if isinstance(command, Act):
-            # Its wait in the queue is lag the server measured itself, credited by the clock's allowance.
+            # §8.6: the action counts when received; its wait in the queue is charged to nobody.
             command.received_ms = self._now()
         self.queue.put_nowait(command)
 
@@ -288,7 +288,7 @@ class TableActor:
             case Resync(conn):
                 self._send_snapshot(conn)
             case Act(conn, seq, action, received_ms):
-                await self._on_act(conn, seq, action, lag_ms=max(0, self._now() - received_ms))
+                await self._on_act(conn, seq, action, received_ms=received_ms)
             case Sit() as sit:
                 await self._on_sit(sit)
             case Leave() as leave:
@@ -307,7 +307,7 @@ class TableActor:
             case Award() as award:
                 await self._on_award(award)
             case Judge() as judge:  # admin: a judge's sanction or revocation (RULES §11)
-                await self._run_step(judge.command)
+                await self._run_step(judge.command, judge=judge)
                 if not judge.reply.done():
                     judge.reply.set_result(self._sheet_now())
 
@@ -369,7 +369,7 @@ class TableActor:
 
     # ---- the game ----------------------------------------------------------------------------------
 
-    async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, lag_ms: int = 0) -> None:
+    async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, received_ms: int) -> None:
         seat = conn.seat
 
         def reject(code: ErrorCode, message: str) -> None:
@@ -383,7 +383,8 @@ class TableActor:
             if self.game is None:
                 return reject(ErrorCode.NOT_STARTED, "the game has not started")
             action = player_action(data, seat)
-            result = await self._run_step(SeatAction(seat, action, lag_ms), client=(seat, seq))
+            command = SeatAction(seat, action, received_ms=received_ms)  # §8.6: counts when received
+            result = await self._run_step(command, client=(seat, seq))
         except (EngineError, TableRefused) as exc:
             return reject(exc.code, str(exc))
         except SeatError as exc:  # the step failed and the game was ended (or could not be)
@@ -510,6 +511,7 @@ class TableActor:
         *,
         client: tuple[int, int] | None = None,
         adjudication: tuple[int, Award] | None = None,
+        judge: Judge | None = None,
     ) -> Step:
         """Compute the step, store it, then adopt and publish it (TableRefused: nothing happened)."""
         stored_game = self.game
@@ -540,7 +542,7 @@ class TableActor:
             raise SeatError(ErrorCode.SERVER_ERROR, "the table failed and its game was ended") from exc
         if not result.changed:
             return result
-        await self._store(game, result, now, client=client, adjudication=adjudication)
+        await self._store(game, result, now, client=client, adjudication=adjudication, judge=judge)
         return result
 
     async def _run_abort(self, game: Game, now: int, exc: Exception) -> None:
@@ -558,6 +560,7 @@ class TableActor:
         *,
         client: tuple[int, int] | None = None,
         adjudication: tuple[int, Award] | None = None,
+        judge: Judge | None = None,
     ) -> None:
         """Store the step computed from ``game`` at ``now``, then adopt and publish it."""
         write = StepWrite()
@@ -585,6 +588,14 @@ class TableActor:
                 write.award_rows.append({**award.entry, "settlement": settlement})
             if award.audit:
                 write.audit_rows.append(award.audit)
+        if judge is not None:  # admin: the sanction's row and audit line in the sheet's own commit
+            if judge.sanction is not None:
+                line = result.game.sheet.history[-1].to_json()
+                write.sanction_rows.append({**judge.sanction, "line": line})
+            if judge.revoked is not None:
+                write.sanction_revocations[judge.revoked[0]] = judge.revoked[1]
+            if judge.audit is not None:
+                write.audit_rows.append(judge.audit)
         await self._commit(write)
         self.next_action_seq += stored
         self.game = result.game.with_server_time(now, self._now())

@@ -59,8 +59,8 @@ class Act:
     conn: Connection
     seq: int
     action: dict[str, Any]
-    # When the table took the frame (its `submit`, on the table's clock): the wait in the table's queue is
-    # lag the server measured itself, credited by the clock's lag allowance (never a client's own time).
+    # When the table took the frame (its `submit`, on the table's clock): the action counts at that instant,
+    # its wait in the table's queue charged to nobody (RULES §8.6).
     received_ms: MonoMs = UNSTAMPED
 
 
@@ -107,6 +107,12 @@ class Judge:
 
     command: JudgeSheet
     reply: asyncio.Future[dict[str, Any]]
+    # Stored in the table's commit with the sheet (a crash cannot keep one without the other): the new
+    # sanction's row (the table adds the sheet line it wrote), or the id of the sanction revoked and how,
+    # and the audit line.
+    sanction: dict[str, Any] | None = None
+    revoked: tuple[int, dict[str, Any]] | None = None
+    audit: dict[str, Any] | None = None
 
 
 Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge
