@@ -8,7 +8,14 @@ passes the time, the shuffle and the robot in, persists what the step says, then
 """
 
 from app.table.commands import (
+    AdjournExpiry,
+    Answer,
     AwardDeal,
+    Decree,
+    Propose,
+    Ready,
+    SubstituteAnswer,
+    Withdraw,
     ClockExpiry,
     JudgeSheet,
     Resume,
@@ -18,10 +25,13 @@ from app.table.commands import (
 )
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import LIVE, Game, Outcome, TableStatus, Termination
+from app.table.proposals import Adjournment, Person, Proposal, ProposalKind
 from app.table.seats import Seating, normalised_action, player_action
-from app.table.step import Applied, EndedDeal, ServerMoves, Step, abort, start_game, step
+from app.table.step import Applied, EndedDeal, ServerMoves, Step, Substitution, abort, start_game, step
 
 __all__ = [
+    "AdjournExpiry", "Adjournment", "Answer", "Decree", "Person", "Proposal", "ProposalKind", "Propose",
+    "Ready", "SubstituteAnswer", "Substitution", "Withdraw",
     "LIVE", "Applied", "AwardDeal", "ClockExpiry", "EndedDeal", "Game", "JudgeSheet", "Outcome", "Resume",
     "RobotRequired", "SeatAction", "Seating", "ServerMoves", "Step", "StopGame", "TableCommand",
     "TableRefused", "TableStatus", "Termination", "abort", "normalised_action", "player_action",

@@ -38,9 +38,19 @@ from app.engine.scoring.settlement import settle
 from app.engine.state import Phase, TableState, new_table
 from app.engine.views import view
 from app.protocol.codes import ErrorCode
-from app.table.commands import AwardDeal, ClockExpiry, JudgeSheet, Resume, SeatAction, StopGame, TableCommand
+from app.table.commands import (
+    AwardDeal,
+    ClockExpiry,
+    JudgeSheet,
+    LifeCommand,
+    Resume,
+    SeatAction,
+    StopGame,
+    TableCommand,
+)
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import Game, Outcome, TableStatus, Termination
+from app.table.proposals import Person
 from app.table.seats import refuse_foreign
 
 _OVER = (Phase.DEAL_OVER, Phase.INTERRUPTED)
@@ -63,6 +73,7 @@ class ServerMoves:
 
     shuffle: Callable[[], Shuffle]
     robot: Robot | None = None
+    wall_ms: int = 0  # the wall clock (ms): an adjournment's start and its `adjourn_limit` (§7.7)
 
     def robot_or_refusal(self) -> Robot:
         return _Unattended() if self.robot is None else self.robot
@@ -87,6 +98,16 @@ class EndedDeal:
 
 
 @dataclass(frozen=True, slots=True)
+class Substitution:
+    """A seat changed hands (§7.7): ``substitute`` holds it from the deal after ``after_deal``."""
+
+    seat: int
+    holder: Person
+    substitute: Person
+    after_deal: int
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     game: Game
     events: tuple[Event, ...] = ()
@@ -96,6 +117,7 @@ class Step:
     awarded: tuple[int, ...] = ()  # deal numbers awarded by this step
     too_late: bool = False  # the player's action came after the seat's time ran out; the server acted
     started: bool = False  # the game started in this step
+    substituted: tuple[Substitution, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -114,6 +136,9 @@ class _Run:
         self.status = game.status
         self.outcome = game.outcome
         self.pending = game.pending
+        self.proposal = game.proposal
+        self.adjourned = game.adjourned
+        self.substituted: list[Substitution] = []
         self.now = now
         self.moves = moves
         self.events: list[Event] = []
@@ -126,9 +151,12 @@ class _Run:
         return self.clock.settings.reserve_on
 
     def result(self, *, too_late: bool = False, awarded: tuple[int, ...] = (), started: bool = False) -> Step:
-        game = Game(self.state, self.clock, self.sheet, self.status, self.outcome, self.pending)
+        game = Game(
+            self.state, self.clock, self.sheet, self.status, self.outcome, self.pending, self.proposal,
+            self.adjourned,
+        )  # fmt: skip
         return Step(game, tuple(self.events), tuple(self.applied), tuple(self.deals), tuple(self.archived),
-                    awarded, too_late, started)  # fmt: skip
+                    awarded, too_late, started, tuple(self.substituted))  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- entry
@@ -156,7 +184,7 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
         case ClockExpiry():
             return _expiry(run)
         case Resume():
-            if not game.is_over:
+            if game.playable:
                 _drive(run)
             return run.result()
         case StopGame(reason):
@@ -165,6 +193,10 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
             return _revise(run, record, result) if revise else _award(run, record, result)
         case JudgeSheet(write):
             return _judge(run, write)
+    if isinstance(command, LifeCommand):
+        from app.table.life import life_step  # §7.7's module builds on this one's moves
+
+        return life_step(run, command)
     raise TypeError(f"not a table command: {command!r}")  # pragma: no cover
 
 
@@ -172,6 +204,8 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
 
 
 def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int, received: int) -> Step:
+    if run.status is TableStatus.ADJOURNED:
+        raise TableRefused(ErrorCode.ADJOURNED, "the game is adjourned: say ready to resume it")
     if run.status is not TableStatus.PLAYING:
         raise TableRefused(ErrorCode.GAME_OVER, "the game has ended")
     refuse_foreign(seat, getattr(action, "seat", seat), action.type)  # a shuffle names no seat
@@ -205,9 +239,9 @@ def _expiry(run: _Run) -> Step:
 
 def _stop(run: _Run, reason: str) -> Step:
     """§7.7: the pulya ends early, settled as it stands; a deal in progress is archived as interrupted."""
-    if run.status is not TableStatus.PLAYING:
+    if run.status not in (TableStatus.PLAYING, TableStatus.ADJOURNED):
         raise TableRefused(ErrorCode.NOT_PLAYING, "no game is running at this table")
-    run.clock = run.clock.stop(run.now)
+    run.clock = run.clock.thaw(run.now).stop(run.now)
     if run.state.phase not in _BETWEEN_DEALS:
         _record(run, Interrupt(reason[:200]), None)
     _finish(run, Termination.INTERRUPTED, _sheet_at_early_end(run), note=reason)
@@ -236,7 +270,7 @@ def abort(game: Game, fault: str, *, now_ms: int) -> Step:
     moves = ServerMoves(_no_shuffle)
     try:
         run = _Run(game, now_ms, moves)
-        run.clock = run.clock.stop(now_ms)
+        run.clock = run.clock.thaw(now_ms).stop(now_ms)
         if run.state.phase not in _BETWEEN_DEALS:
             _record(run, Interrupt(note[:200]), None)
         _finish(run, Termination.FAULT, _sheet_at_early_end(run), note=note)
@@ -350,6 +384,10 @@ def _drive(run: _Run) -> None:
                 _finish(run, Termination.POOL_COMPLETE, run.sheet)
                 return
         if state.phase in _BETWEEN_DEALS:
+            from app.table.life import before_next_deal  # §7.7: agreed proposals act between deals
+
+            if not before_next_deal(run):
+                return
             _record(run, run.moves.shuffle(), None)
             continue
         seat = current_actor(state)
@@ -414,6 +452,10 @@ def _finish(run: _Run, termination: Termination, sheet: ScoreSheet, note: str | 
 
 def _settle(run: _Run, termination: Termination, note: str | None) -> None:
     """The settlement as the sheet stands; provisional ("awaiting adjudication") while awards are due."""
+    if run.proposal is not None or run.adjourned is not None:
+        # §7.7: the game ended otherwise first: every proposal lapses.
+        run.events.append(public("proposal_lapsed"))
+        run.proposal = run.adjourned = None
     run.status = TableStatus.AWAITING_ADJUDICATION if run.pending else TableStatus.FINISHED
     run.outcome = Outcome(termination, settle(run.sheet), note or None)
     run.events.append(

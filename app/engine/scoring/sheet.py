@@ -32,11 +32,15 @@ def deal_writes(result: DealResult, conventions: Conventions, allpass_step: int 
     return game_writes(result, conventions)
 
 
+# History lines that record no deal: a timeout penalty, a sanction, a seat's change of holder (§7.7).
+NOT_DEALS = ("timeout", "sanction", "substitute")
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryLine:
     """One entry of the sheet: a deal, a timeout penalty or a judge's sanction."""
 
-    kind: str  # a DealKind value, "timeout" or "sanction"
+    kind: str  # a DealKind value, or one of NOT_DEALS
     summary: str
     writes: tuple[Write, ...]
     result: DealResult | None = None  # the deal, kept so a judge can re-score it (§11)
@@ -91,7 +95,7 @@ class ScoreSheet:
 
     @property
     def deals(self) -> int:
-        return sum(line.kind not in ("timeout", "sanction") for line in self.history)
+        return sum(line.kind not in NOT_DEALS for line in self.history)
 
     def apply(self, result: DealResult) -> ScoreSheet:
         """Write one deal; raises `ScoringError` for an inconsistent result or a finished pulya."""
