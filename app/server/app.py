@@ -23,7 +23,18 @@ from app.server.context import ServerContext
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
-from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
+from app.server.http.routes import (
+    archive,
+    auth,
+    history,
+    invites,
+    life,
+    lobby,
+    operator,
+    ops,
+    sanctions,
+    users,
+)
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.settings import Settings, get_settings
@@ -138,6 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(history.router)
     app.include_router(archive.router)
     app.include_router(sanctions.router)
+    app.include_router(life.router)
     app.include_router(operator.router)
     app.include_router(invites.router)
     app.include_router(users.router)

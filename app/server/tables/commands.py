@@ -8,6 +8,7 @@ its result, or a `SeatError` whose ``code`` maps to an HTTP status in one place
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,8 @@ from app.engine.result import DealResult
 from app.protocol.codes import ErrorCode
 from app.server.connections.connection import Connection
 from app.server.timebase import MonoMs
-from app.table.commands import JudgeSheet
+from app.table.commands import JudgeSheet, TableCommand
+from app.table.seats import Seating
 
 UNSTAMPED = MonoMs(0)  # an `Act` not yet taken by its table
 
@@ -115,8 +117,27 @@ class Judge:
     audit: dict[str, Any] | None = None
 
 
-Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge
-Replying = Sit | Leave | Stop | Award | Judge
+@dataclass(slots=True)
+class Life:
+    """A proposal, an answer, a "ready" or an operator's decision (RULES §7.7). ``build`` makes the table
+    command from the seating as the table has it when it takes this (it raises `TableRefused`: who is not
+    seated, a substitute who is); ``audit``: an operator's decision's audit line, stored in its commit."""
+
+    build: Callable[[Seating], TableCommand]
+    reply: asyncio.Future[dict[str, Any]]
+    audit: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class AdjournDue:
+    """The table's timer: its adjournment may have run past `adjourn_limit`."""
+
+
+Command = (
+    Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge | Life
+    | AdjournDue
+)  # fmt: skip
+Replying = Sit | Leave | Stop | Award | Judge | Life
 
 
 def fail(command: Command, exc: BaseException) -> None:
