@@ -77,7 +77,7 @@ async def _play_one_table(
             [
                 h
                 for h in sheet.get("history", [])
-                if h.get("kind") not in ("timeout", "sanction", "substitute")
+                if h.get("kind") not in ("timeout", "sanction", "substitute", "join")
             ]
         ),
     }

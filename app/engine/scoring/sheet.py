@@ -32,8 +32,9 @@ def deal_writes(result: DealResult, conventions: Conventions, allpass_step: int 
     return game_writes(result, conventions)
 
 
-# History lines that record no deal: a timeout penalty, a sanction, a seat's change of holder (§7.7).
-NOT_DEALS = ("timeout", "sanction", "substitute")
+# History lines that record no deal: a timeout penalty, a sanction, a seat's change of holder, a fourth
+# player joining (§7.7).
+NOT_DEALS = ("timeout", "sanction", "substitute", "join")
 
 
 @dataclass(frozen=True, slots=True)
