@@ -230,4 +230,7 @@ export default {
   ready_list: "Ready: {names}",
   ready: "Ready",
   back_to_table: "Back to the table",
+  op_settle_after_deal: "Settle after this deal",
+  op_adjourn: "Adjourn after this deal",
+  op_resume: "Resume",
 };

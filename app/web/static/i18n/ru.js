@@ -230,4 +230,7 @@ export default {
   ready_list: "Готовы: {names}",
   ready: "Готов",
   back_to_table: "Вернуться за стол",
+  op_settle_after_deal: "Расчёт после сдачи",
+  op_adjourn: "Отложить после сдачи",
+  op_resume: "Продолжить",
 };
