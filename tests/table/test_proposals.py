@@ -227,3 +227,28 @@ def test_an_operators_stop_ends_an_adjourned_game_and_every_proposal_lapses() ->
     stopped = table.send(StopGame("closed"))
     assert stopped.game.status is TableStatus.FINISHED and stopped.game.proposal is None
     assert stopped.game.adjourned is None and "proposal_lapsed" in [e.kind for e in stopped.events]
+
+
+def test_a_deal_with_a_reserve_on_timeout_keeps_its_penalty_though_all_agreed_to_settle() -> None:
+    """§7.7 last point: seat 2 runs out (reserve on) while a settle proposal is agreed: the deal's end is the
+    timeout's end (§8.3), its §5.8 penalty written, and the proposal lapses with it."""
+    from app.engine import Bid, CallWhist, MakeBid, NameContract, WhistCall
+    from tests.engine.helpers import discard_first_two
+
+    table = Table.start(seats=3, deal_time=1, reserve_time=1)
+    table.act(MakeBid(1, Bid.parse("6s")))
+    table.act(PassBid(2))
+    table.act(PassBid(0))
+    table.act(discard_first_two(table.game.state, 1))
+    table.act(NameContract(1, Bid.parse("6s")))
+    table.expire()  # seat 2's whist: made for it
+    table.send(Propose(0, ProposalKind.SETTLE))
+    table.send(Answer(1, True))
+    table.send(Answer(2, True))
+    assert table.game.proposal is not None and table.game.proposal.agreed(3)
+    if table.game.to_act() == 0 and table.game.state.phase is Phase.WHISTING:
+        table.act(CallWhist(0, WhistCall.WHIST))
+    _play_out_the_deal(table)
+    game = table.game
+    assert game.outcome is not None and game.outcome.termination is Termination.TIMEOUT
+    assert [line.kind for line in game.sheet.history][-1] == "timeout" and game.proposal is None
