@@ -57,7 +57,10 @@ def close_after_adjudication(
     if award.dealer != record.dealer or award.seats != record.seats:
         raise AdjudicationError("the award is for another deal")
     sheet = _without_trailing_penalties(provisional.sheet, len(provisional.penalised))
-    return _penalise_and_settle(sheet.apply(award), provisional.penalised, provisional=False)
+    # Written as an award ("deal N awarded"), as every award is: it leaves the all-pass series as it stands
+    # and a later revision finds it (§8.6).
+    sheet = sheet.award(record.deal_number, award)
+    return _penalise_and_settle(sheet, provisional.penalised, provisional=False)
 
 
 def _penalise_and_settle(sheet: ScoreSheet, seats: tuple[int, ...], provisional: bool) -> PulyaClose:

@@ -73,7 +73,13 @@ async def _play_one_table(
         "reason": outcome.get("reason"),
         "settlement": None if settlement is None else settlement.get("result"),
         "sum": None if settlement is None else settlement.get("sum"),
-        "deals": len([h for h in sheet.get("history", []) if h.get("kind") not in ("timeout", "sanction")]),
+        "deals": len(
+            [
+                h
+                for h in sheet.get("history", [])
+                if h.get("kind") not in ("timeout", "sanction", "substitute", "join")
+            ]
+        ),
     }
 
 

@@ -6,9 +6,9 @@ from app.clock.reserve import (
     ClockSettings,
     ReserveClock,
     SeatTime,
-    seconds_to_ms,
     thought_before_crash,
 )
+from app.engine.conventions import seconds_to_ms  # §8.6: the one rounding, the conventions' own
 
 __all__ = [
     "ClockError",

@@ -39,10 +39,6 @@ class ClockError(Exception):
     """A misuse of the clock (starting a second seat, acting while frozen, an unknown seat)."""
 
 
-def seconds_to_ms(seconds: float) -> int:
-    return round(seconds * 1000)
-
-
 @dataclass(frozen=True, slots=True)
 class ClockSettings:
     """The table's clock conventions (§8.1) in milliseconds, plus the lag allowance."""
@@ -64,9 +60,9 @@ class ClockSettings:
     @staticmethod
     def from_conventions(conventions: Conventions, lag: LagPolicy | None = None) -> ClockSettings:
         return ClockSettings(
-            deal_ms=seconds_to_ms(conventions.deal_time),
-            reserve_ms=seconds_to_ms(conventions.reserve_time),
-            misere_bonus_ms=seconds_to_ms(conventions.misere_bonus),
+            deal_ms=conventions.deal_ms,
+            reserve_ms=conventions.reserve_ms,
+            misere_bonus_ms=conventions.misere_bonus_ms,
             lag=LagPolicy() if lag is None else lag,
         )
 

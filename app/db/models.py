@@ -116,9 +116,24 @@ class GameTable(Base):
     settlement: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # The worker process (its boot id) that runs the table when there are several (server.cluster.ownership).
     owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # RULES §7.7: the open (or agreed) proposal and the adjournment, `Game.life_json` (None: neither).
+    life: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
     # A worker's live tables (`owner` stays on finished ones): server.cluster.ownership.fence every second.
     __table_args__ = (Index("ix_game_tables_owner_status", "owner", "status"),)
+
+
+class SeatHolder(Base):
+    """One holder of a seat (RULES §7.7): who held it from ``first_deal`` to ``last_deal`` (None: holds it
+    still). A substitution closes the leaver's row and opens the substitute's."""
+
+    __tablename__ = "seat_holders"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    first_deal: Mapped[int] = mapped_column(Integer)
+    last_deal: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class TableSeat(Base):

@@ -19,6 +19,11 @@ class ConventionError(ValueError):
     """An unknown preset or an invalid override; the message names the field."""
 
 
+def seconds_to_ms(seconds: float) -> int:
+    """A convention's time in whole milliseconds: the one rounding of every clock convention (§8.6)."""
+    return round(seconds * 1000)
+
+
 class Conventions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -44,6 +49,10 @@ class Conventions(BaseModel):
     # §7 pulya and settlement
     pool_size: int = Field(10, ge=1, le=1000)
     settlement_rounding: Literal["kodeks", "exact"] = "kodeks"
+    # §7.7 life outside the deal: an adjournment not resumed within this many seconds ends the pulya
+    # (default 7 days); a fourth player may join three with their consent (off by default).
+    adjourn_limit: float = Field(7 * 24 * 3600.0, gt=0, le=366 * 24 * 3600, allow_inf_nan=False)
+    fourth_may_join: bool = False
     # Money per whist: bounded so a settlement never overflows the decimal context.
     stake_per_whist: Decimal = Field(
         Decimal(0), ge=0, le=MAX_STAKE, max_digits=16, decimal_places=4, allow_inf_nan=False
@@ -66,6 +75,32 @@ class Conventions(BaseModel):
         if not value or any(not 0 < v <= MAX_TRICK_PRICE for v in value):
             raise ValueError(f"must be a non-empty list of trick prices 1..{MAX_TRICK_PRICE}")
         return value
+
+    @field_validator("deal_time")
+    @classmethod
+    def _deal_time_counts(cls, value: float) -> float:
+        # §8.6: a deal time that rounds to 0 ms would never let a table start.
+        if seconds_to_ms(value) <= 0:
+            raise ValueError("must be at least one millisecond once rounded to whole milliseconds")
+        return value
+
+    @property
+    def deal_ms(self) -> int:
+        return seconds_to_ms(self.deal_time)
+
+    @property
+    def reserve_ms(self) -> int:
+        return seconds_to_ms(self.reserve_time)
+
+    @property
+    def misere_bonus_ms(self) -> int:
+        return seconds_to_ms(self.misere_bonus)
+
+    @property
+    def reserve_on(self) -> bool:
+        """§8.6: the one test of "reserve on" (§8.3) against "off" (§8.2): a reserve that rounds to 0 ms
+        is off everywhere — the engine, the clock and the table step all ask this."""
+        return self.reserve_ms > 0
 
     def allpass_trick_price(self, step: int) -> int:
         """Trick price of the ``step``-th all-pass deal of a series (1-based): 2, 4, 6, 6, … (§6.5)."""

@@ -14,13 +14,13 @@ from app.engine.state import evolve as replace
 def deal_cards(state: TableState, action: Shuffle) -> tuple[TableState, list[Event]]:
     if state.phase not in (Phase.AWAITING_DEAL, Phase.DEAL_OVER):
         # §8.2 [ours]: reserve off, the game goes on after a deal archived as interrupted.
-        if state.phase is Phase.INTERRUPTED and state.conventions.reserve_time > 0:
+        if state.phase is Phase.INTERRUPTED and state.conventions.reserve_on:
             raise GameOver("the deal was interrupted and awaits adjudication; no more actions")
         if state.phase is not Phase.INTERRUPTED:
             raise IllegalAction(f"a new deal cannot start during {state.phase.value}")
     if len(action.deck) != 32 or len(set(action.deck)) != 32:
         raise MalformedAction("a shuffle must order each of the 32 cards once")
-    # An interrupted deal has no result yet: the series runs on as if it had not been played [ours, §8.2].
+    # §8.6: an interrupted deal leaves the all-pass series as it stands (it has no result yet).
     series = next_allpass_series(state.allpass_series, state.last_result)
     dealer = state.next_dealer
     n = state.seats

@@ -108,6 +108,14 @@ class ErrorCode(StrEnum):
     SANCTION_ENDS_PULYA = "sanction_ends_pulya", "the entry would complete the pulya in the middle of a deal"
     UNKNOWN_SANCTION = "unknown_sanction", "no sanction by that id"
     ALREADY_REVOKED = "already_revoked", "the sanction has been revoked"
+    # §7.7: proposals, adjournment, substitutes
+    PROPOSAL_OPEN = "proposal_open", "another proposal is open at this table"
+    NO_PROPOSAL = "no_proposal", "no proposal awaits this answer or withdrawal"
+    PROPOSAL_AGREED = "proposal_agreed", "an accepted proposal cannot be withdrawn"
+    INVALID_PROPOSAL = "invalid_proposal", "the proposal does not fit the table (``field`` names it)"
+    ADJOURNED = "adjourned", "the game is adjourned: nothing can be played until it resumes"
+    NOT_ADJOURNED = "not_adjourned", "the game is not adjourned"
+    TOURNAMENT_TABLE = "tournament_table", "a tournament table takes no proposals from players"
 
     # ---- tournaments (RULES.md §9)
     TOURNAMENT_STATE = "tournament_state", "the tournament's stage does not allow this now"

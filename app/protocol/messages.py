@@ -113,7 +113,7 @@ class SnapshotMessage(_Message):
     type: Literal["snapshot"] = "snapshot"
     table: int
     v: int
-    status: str  # waiting | playing | finished | awaiting_adjudication
+    status: str  # waiting | playing | adjourned | finished | awaiting_adjudication
     seat: int | None  # the viewer's seat; None for a spectator
     seats: list[SeatInfo]
     view: dict[str, Any] | None  # app.engine.view for this viewer; None before the game starts
@@ -123,6 +123,8 @@ class SnapshotMessage(_Message):
     outcome: GameOutcome | None = None
     last_seq: int = 0  # the last client sequence number applied for this seat
     actions: int = 0  # the length of the table's action log at this version
+    # RULES §7.7: the open or agreed proposal and the adjournment (public); None: neither.
+    life: dict[str, Any] | None = None
 
 
 class UpdateMessage(_Message):
@@ -141,6 +143,7 @@ class UpdateMessage(_Message):
     sheet: dict[str, Any] | None
     outcome: GameOutcome | None = None
     actions: int = 0
+    life: dict[str, Any] | None = None  # as in the snapshot (RULES §7.7)
 
 
 class AckMessage(_Message):

@@ -33,6 +33,7 @@ from app.server.http.routes import (
     history,
     internal,
     invites,
+    life,
     lobby,
     operator,
     ops,
@@ -187,6 +188,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(history.router)
     app.include_router(archive.router)
     app.include_router(sanctions.router)
+    app.include_router(life.router)
     app.include_router(operator.router)
     app.include_router(invites.router)
     app.include_router(users.router)

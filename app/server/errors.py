@@ -43,6 +43,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.INVALID_AWARD: 422,
     ErrorCode.INVALID_SANCTION: 422,
     ErrorCode.BAD_SEAT: 422,
+    ErrorCode.INVALID_PROPOSAL: 422,
     # The request is fine but the table's (or the room's) state refuses it now.
     ErrorCode.GAME_STARTED: 409,
     ErrorCode.ALREADY_SEATED: 409,
@@ -64,6 +65,12 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.INVALID_JUDGING: 422,
     ErrorCode.TOO_MANY_TABLES: 409,
     ErrorCode.CONFLICT: 409,
+    ErrorCode.PROPOSAL_OPEN: 409,
+    ErrorCode.NO_PROPOSAL: 409,
+    ErrorCode.PROPOSAL_AGREED: 409,
+    ErrorCode.ADJOURNED: 409,
+    ErrorCode.NOT_ADJOURNED: 409,
+    ErrorCode.TOURNAMENT_TABLE: 403,
     # A bug in the table's step: nothing changed and the game goes on.
     ErrorCode.SERVER_FAULT: 500,
     # Try again (most with Retry-After).

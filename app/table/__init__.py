@@ -8,23 +8,64 @@ passes the time, the shuffle and the robot in, persists what the step says, then
 """
 
 from app.table.commands import (
+    AdjournExpiry,
+    Answer,
     AwardDeal,
     ClockExpiry,
+    Decree,
     EndRound,
     JudgeSheet,
+    Propose,
+    Ready,
     Resume,
     SeatAction,
     StopGame,
+    SubstituteAnswer,
     TableCommand,
+    Withdraw,
 )
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import LIVE, Game, Outcome, TableStatus, Termination
+from app.table.proposals import Adjournment, Person, Proposal, ProposalKind
 from app.table.seats import Seating, normalised_action, player_action
-from app.table.step import Applied, EndedDeal, ServerMoves, Step, abort, start_game, step
+from app.table.step import Applied, EndedDeal, ServerMoves, Step, Substitution, abort, start_game, step
 
 __all__ = [
-    "LIVE", "Applied", "AwardDeal", "ClockExpiry", "EndRound", "EndedDeal", "Game", "JudgeSheet", "Outcome",
-    "Resume",    "RobotRequired", "SeatAction", "Seating", "ServerMoves", "Step", "StopGame", "TableCommand",
-    "TableRefused", "TableStatus", "Termination", "abort", "normalised_action", "player_action",
-    "start_game", "step",
+    "LIVE",
+    "AdjournExpiry",
+    "Adjournment",
+    "Answer",
+    "Applied",
+    "AwardDeal",
+    "ClockExpiry",
+    "Decree",
+    "EndRound",
+    "EndedDeal",
+    "Game",
+    "JudgeSheet",
+    "Outcome",
+    "Person",
+    "Proposal",
+    "ProposalKind",
+    "Propose",
+    "Ready",
+    "Resume",
+    "RobotRequired",
+    "SeatAction",
+    "Seating",
+    "ServerMoves",
+    "Step",
+    "StopGame",
+    "SubstituteAnswer",
+    "Substitution",
+    "TableCommand",
+    "TableRefused",
+    "TableStatus",
+    "Termination",
+    "Withdraw",
+    "abort",
+    "normalised_action",
+    "player_action",
+    "start_game",
+    "step",
 ]  # fmt: skip

@@ -9,15 +9,19 @@ from app.autoplay.record import InterruptedDeal
 from app.engine.actions import Action
 from app.engine.result import DealResult
 from app.engine.scoring import ScoreSheet
+from app.table.proposals import Person, ProposalKind
 
 
 @dataclass(frozen=True, slots=True)
 class SeatAction:
-    """A seated player's action. ``lag_ms``: lag the server measured itself, credited by the clock."""
+    """A seated player's action. ``lag_ms``: network lag the server measured itself, credited by the clock;
+    ``received_ms``: when the server received it (the step's time base; None: at the step's ``now_ms``) —
+    the action counts then, its wait in the table's queue is charged to nobody (§8.6)."""
 
     seat: int
     action: Action
     lag_ms: int = 0
+    received_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,4 +68,68 @@ class EndRound:
     straggler: bool = False
 
 
-TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal | JudgeSheet | EndRound
+@dataclass(frozen=True, slots=True)
+class Propose:
+    """A seated player's proposal (§7.7). ``holder``: the proposer as the seat's holder (a substitution);
+    ``seated``: the users seated at the table (a substitute must not be one of them); ``tournament``: the
+    table is a tournament table, where players propose nothing."""
+
+    seat: int
+    kind: ProposalKind
+    holder: Person | None = None
+    substitute: Person | None = None
+    seated: tuple[int, ...] = ()
+    tournament: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A seated player accepts or declines the open proposal (not a move: no clock runs for it)."""
+
+    seat: int
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SubstituteAnswer:
+    """The named substitute (not seated) accepts or declines."""
+
+    user_id: int
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """A seated player of an adjourned pulya is ready to go on."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decree:
+    """An operator's or administrator's settle, adjourn or substitution without consents, with a reason
+    (§7.7); ``resume``: resume an adjourned pulya (``kind`` is then ignored)."""
+
+    kind: ProposalKind
+    reason: str
+    seat: int | None = None
+    holder: Person | None = None
+    substitute: Person | None = None
+    seated: tuple[int, ...] = ()
+    resume: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AdjournExpiry:
+    """The server's timer: an adjournment may have run past `adjourn_limit` (checked on the wall clock the
+    server passes in `ServerMoves.wall_ms`)."""
+
+
+LifeCommand = Propose | Answer | SubstituteAnswer | Withdraw | Ready | Decree | AdjournExpiry
+
+TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal | JudgeSheet | EndRound | LifeCommand

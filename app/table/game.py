@@ -12,17 +12,20 @@ from app.engine.machine import current_actor, legal_actions
 from app.engine.scoring import ScoreSheet
 from app.engine.scoring.settlement import Settlement
 from app.engine.state import TableState
+from app.table.proposals import Adjournment, Proposal
 
 
 class TableStatus(StrEnum):
     WAITING = "waiting"  # seats are not all taken; no game yet
     PLAYING = "playing"
+    ADJOURNED = "adjourned"  # §7.7: stopped between deals, every clock frozen, until all say "ready"
     FINISHED = "finished"
     AWAITING_ADJUDICATION = "awaiting_adjudication"  # over, but a deal awaits an administrator's award
 
 
 # The statuses of a table still in play: a worker process owns and runs it (stored values, for queries).
-LIVE: tuple[str, ...] = (TableStatus.WAITING.value, TableStatus.PLAYING.value)
+# An adjourned table is live too: it is loaded on start (its clocks stay frozen) and resumes there.
+LIVE: tuple[str, ...] = (TableStatus.WAITING.value, TableStatus.PLAYING.value, TableStatus.ADJOURNED.value)
 
 
 class Termination(StrEnum):
@@ -33,6 +36,8 @@ class Termination(StrEnum):
     INTERRUPTED = "interrupted"  # an operator's or administrator's early end (§7.7)
     FAULT = "server_fault"  # the server's own step failed; the error is in the note
     ROUND_END = "round_end"  # a tournament round's end (§9.3): the last deal after the announcement
+    AGREED = "agreed"  # all seated players agreed to settle now (§7.7)
+    ADJOURN_LIMIT = "adjourn_limit"  # an adjournment not resumed within `adjourn_limit` (§7.7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +69,8 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Game:
-    """A started table. ``pending``: numbers of deals archived as interrupted and not yet awarded."""
+    """A started table. ``pending``: numbers of deals archived as interrupted and not yet awarded;
+    ``proposal``: the table's open or agreed proposal (§7.7); ``adjourned``: set while adjourned."""
 
     state: TableState
     clock: ReserveClock
@@ -72,14 +78,30 @@ class Game:
     status: TableStatus = TableStatus.PLAYING
     outcome: Outcome | None = None
     pending: tuple[int, ...] = ()
+    proposal: Proposal | None = None
+    adjourned: Adjournment | None = None
 
     @property
     def is_over(self) -> bool:
-        return self.status is not TableStatus.PLAYING
+        return self.status in (TableStatus.FINISHED, TableStatus.AWAITING_ADJUDICATION)
+
+    @property
+    def playable(self) -> bool:
+        """Seats may act and clocks run (not over, not adjourned)."""
+        return self.status is TableStatus.PLAYING
+
+    def life_json(self) -> dict[str, Any] | None:
+        """The proposal and the adjournment as the table stores and shows them (public, §12)."""
+        if self.proposal is None and self.adjourned is None:
+            return None
+        return {
+            "proposal": None if self.proposal is None else self.proposal.to_json(),
+            "adjourned": None if self.adjourned is None else self.adjourned.to_json(),
+        }
 
     def to_act(self) -> int | None:
         """The live seat the table waits for (None while the game is over or a seat is out of time)."""
-        if self.is_over:
+        if not self.playable:
             return None
         seat = current_actor(self.state)
         return None if seat is None or self.clock.is_flagged(seat) else seat

@@ -111,6 +111,15 @@ class Seating:
             self, users=_replaced(self.users, seat, None), names=_replaced(self.names, seat, None)
         )
 
+    def substituted(self, seat: int, user_id: int, name: str) -> Seating:
+        """RULES §7.7: ``user_id`` holds ``seat`` from now on (his client numbers its actions afresh)."""
+        return Seating(
+            _replaced(self.users, seat, user_id),
+            _replaced(self.names, seat, name),
+            _replaced(self.last_seq, seat, 0),
+            _replaced(self.last_action, seat, None),
+        )
+
     def numbered(self, seat: int | None, seq: int, data: dict[str, Any]) -> Literal["new", "retry"]:
         """Whether a client's action numbered ``seq`` is new or a retry of the one last applied for its seat
         (refused: a spectator's action, a seq below the last, the last seq reused for another action)."""

@@ -44,6 +44,7 @@ from app.table.commands import (
     ClockExpiry,
     EndRound,
     JudgeSheet,
+    LifeCommand,
     Resume,
     SeatAction,
     StopGame,
@@ -51,6 +52,7 @@ from app.table.commands import (
 )
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import Game, Outcome, TableStatus, Termination
+from app.table.proposals import Person
 from app.table.seats import refuse_foreign
 from app.tournament.roundend import MORE_DEALS
 
@@ -77,6 +79,7 @@ class ServerMoves:
 
     shuffle: Callable[[], Shuffle]
     robot: TableRobot | None = None
+    wall_ms: int = 0  # the wall clock (ms): an adjournment's start and its `adjourn_limit` (§7.7)
 
     def robot_or_refusal(self) -> TableRobot:
         return _Unattended() if self.robot is None else self.robot
@@ -101,6 +104,16 @@ class EndedDeal:
 
 
 @dataclass(frozen=True, slots=True)
+class Substitution:
+    """A seat changed hands (§7.7): ``substitute`` holds it from the deal after ``after_deal``."""
+
+    seat: int
+    holder: Person
+    substitute: Person
+    after_deal: int
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     game: Game
     events: tuple[Event, ...] = ()
@@ -110,6 +123,7 @@ class Step:
     awarded: tuple[int, ...] = ()  # deal numbers awarded by this step
     too_late: bool = False  # the player's action came after the seat's time ran out; the server acted
     started: bool = False  # the game started in this step
+    substituted: tuple[Substitution, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -128,6 +142,9 @@ class _Run:
         self.status = game.status
         self.outcome = game.outcome
         self.pending = game.pending
+        self.proposal = game.proposal
+        self.adjourned = game.adjourned
+        self.substituted: list[Substitution] = []
         self.now = now
         self.moves = moves
         self.events: list[Event] = []
@@ -140,9 +157,12 @@ class _Run:
         return self.clock.settings.reserve_on
 
     def result(self, *, too_late: bool = False, awarded: tuple[int, ...] = (), started: bool = False) -> Step:
-        game = Game(self.state, self.clock, self.sheet, self.status, self.outcome, self.pending)
+        game = Game(
+            self.state, self.clock, self.sheet, self.status, self.outcome, self.pending, self.proposal,
+            self.adjourned,
+        )  # fmt: skip
         return Step(game, tuple(self.events), tuple(self.applied), tuple(self.deals), tuple(self.archived),
-                    awarded, too_late, started)  # fmt: skip
+                    awarded, too_late, started, tuple(self.substituted))  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- entry
@@ -164,12 +184,13 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
     """Apply ``command`` at ``now_ms`` and make the server's moves up to the next wait (module docstring)."""
     run = _Run(game, now_ms, moves)
     match command:
-        case SeatAction(seat, action, lag_ms):
-            return _seat_action(run, seat, action, lag_ms)
+        case SeatAction(seat, action, lag_ms, received_ms):
+            at = now_ms if received_ms is None else min(now_ms, received_ms)
+            return _seat_action(run, seat, action, lag_ms, at)
         case ClockExpiry():
             return _expiry(run)
         case Resume():
-            if not game.is_over:
+            if game.playable:
                 _drive(run)
             return run.result()
         case StopGame(reason):
@@ -180,13 +201,19 @@ def step(game: Game, command: TableCommand, *, now_ms: int, moves: ServerMoves) 
             return _judge(run, write)
         case EndRound(straggler):
             return _end_round(run, straggler)
+    if isinstance(command, LifeCommand):
+        from app.table.life import life_step  # §7.7's module builds on this one's moves
+
+        return life_step(run, command)
     raise TypeError(f"not a table command: {command!r}")  # pragma: no cover
 
 
 # ------------------------------------------------------------------------------------------- commands
 
 
-def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int) -> Step:
+def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int, received: int) -> Step:
+    if run.status is TableStatus.ADJOURNED:
+        raise TableRefused(ErrorCode.ADJOURNED, "the game is adjourned: say ready to resume it")
     if run.status is not TableStatus.PLAYING:
         raise TableRefused(ErrorCode.GAME_OVER, "the game has ended")
     refuse_foreign(seat, getattr(action, "seat", seat), action.type)  # a shuffle names no seat
@@ -194,7 +221,8 @@ def _seat_action(run: _Run, seat: int, action: Action, lag_ms: int) -> Step:
         raise TableRefused(ErrorCode.NOT_YOUR_TURN, "your time ran out: the server plays for you this deal")
     applied = apply(run.state, action)  # raises EngineError: nothing changed
     if run.clock.running == seat:
-        run.clock = run.clock.stop(run.now, lag_ms)
+        # §8.6: the action counts at the instant the server received it, never later.
+        run.clock = run.clock.stop(received, lag_ms)
         if run.clock.is_flagged(seat):
             # §8.5: acting at the deadline is too late; the timeout procedure acts instead.
             _timeout(run, seat)
@@ -219,13 +247,22 @@ def _expiry(run: _Run) -> Step:
 
 def _stop(run: _Run, reason: str) -> Step:
     """§7.7: the pulya ends early, settled as it stands; a deal in progress is archived as interrupted."""
-    if run.status is not TableStatus.PLAYING:
+    if run.status not in (TableStatus.PLAYING, TableStatus.ADJOURNED):
         raise TableRefused(ErrorCode.NOT_PLAYING, "no game is running at this table")
-    run.clock = run.clock.stop(run.now)
+    run.clock = run.clock.thaw(run.now).stop(run.now)
     if run.state.phase not in _BETWEEN_DEALS:
         _record(run, Interrupt(reason[:200]), None)
-    _finish(run, Termination.INTERRUPTED, run.sheet, note=reason)
+    _finish(run, Termination.INTERRUPTED, _sheet_at_early_end(run), note=reason)
     return run.result()
+
+
+def _sheet_at_early_end(run: _Run) -> ScoreSheet:
+    """§7.7 last point: a deal that ran a seat out of time (reserve on) keeps its §5.8 penalty whatever ends
+    the game after it — an operator's stop or a fault (§8.6) — written after the deal as §8.5 orders."""
+    deal = run.state.deal
+    if run.reserve_on and deal is not None and deal.timed_out and run.state.phase in _OVER:
+        return close_after_timeout(run.sheet, run.state).sheet
+    return run.sheet
 
 
 def abort(game: Game, fault: str, *, now_ms: int) -> Step:
@@ -237,14 +274,14 @@ def abort(game: Game, fault: str, *, now_ms: int) -> Step:
     if game.is_over:
         raise TableRefused(ErrorCode.NOT_PLAYING, "no game is running at this table")
     note = f"server fault: {fault}"[:500]
-    # [ours] RULES §7.7 names the operator's early end only; a fault of the server ends the game the same way.
+    # §8.6: a fault in the table's own step ends the game like an operator's stop (§7.7).
     moves = ServerMoves(_no_shuffle)
     try:
         run = _Run(game, now_ms, moves)
-        run.clock = run.clock.stop(now_ms)
+        run.clock = run.clock.thaw(now_ms).stop(now_ms)
         if run.state.phase not in _BETWEEN_DEALS:
             _record(run, Interrupt(note[:200]), None)
-        _finish(run, Termination.FAULT, run.sheet, note=note)
+        _finish(run, Termination.FAULT, _sheet_at_early_end(run), note=note)
         return run.result()
     except Exception:
         run = _Run(game, now_ms, moves)
@@ -269,14 +306,14 @@ def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     if number not in run.pending:
         raise TableRefused(ErrorCode.NOT_PENDING, f"deal {number} of this table awaits no award")
     outcome = run.outcome
-    if outcome is not None and outcome.termination is Termination.TIMEOUT and number == run.state.deal_number:
+    if _penalised_close(run, number):
         # Reserve on (§8.4–§8.5): the penalties written after the provisional close are written again
-        # after the awarded deal.
+        # after the awarded deal — whatever ended the game after the timeout (§7.7, §8.6).
         provisional = PulyaClose(run.sheet, settle(run.sheet), record.timed_out, provisional=True)
         sheet = close_after_adjudication(provisional, record, result).sheet
     else:
         sheet = run.sheet.award(number, result)
-    if run.status is TableStatus.PLAYING and sheet.finished:
+    if run.status is TableStatus.PLAYING and sheet.finished:  # §8.6: refused until the game is over
         raise TableRefused(
             ErrorCode.AWARD_ENDS_PULYA,
             "this award would complete the pulya in the middle of a deal; give it when the game is over",
@@ -289,11 +326,21 @@ def _award(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     return run.result(awarded=(number,))
 
 
+def _penalised_close(run: _Run, number: int) -> bool:
+    """The game closed after a reserve-on timeout in interrupted deal ``number`` (its last deal): its sheet
+    ends with the §5.8 penalties, which the award's deal must precede (§8.5)."""
+    if run.outcome is None or number != run.state.deal_number or not run.reserve_on:
+        return False
+    deal = run.state.deal
+    return deal is not None and bool(deal.timed_out) and run.state.phase is Phase.INTERRUPTED
+
+
 def _revise(run: _Run, record: InterruptedDeal, result: DealResult) -> Step:
     """A revision of an award already given: the difference is written and the settlement follows."""
     number = record.deal_number
     if number in run.pending or run.sheet.awarded_result(number) is None:
         raise TableRefused(ErrorCode.NOT_AWARDED, f"deal {number} of this table has no award to revise")
+    # §8.6: an award given after a reserve-on timeout may be revised like any other.
     sheet = run.sheet.revise_award(number, result)
     if run.status is TableStatus.PLAYING and sheet.finished:
         raise TableRefused(
@@ -367,6 +414,10 @@ def _drive(run: _Run) -> None:
                 _finish(run, Termination.ROUND_END, run.sheet)  # §9.3: the round's last deal is over
                 return
         if state.phase in _BETWEEN_DEALS:
+            from app.table.life import before_next_deal  # §7.7: agreed proposals act between deals
+
+            if not before_next_deal(run):
+                return
             _record(run, run.moves.shuffle(), None)
             continue
         if awaits_verdict(state):  # §4.10: a rejected claim is judged at once, from the true position
@@ -434,6 +485,10 @@ def _finish(run: _Run, termination: Termination, sheet: ScoreSheet, note: str | 
 
 def _settle(run: _Run, termination: Termination, note: str | None) -> None:
     """The settlement as the sheet stands; provisional ("awaiting adjudication") while awards are due."""
+    if run.proposal is not None or run.adjourned is not None:
+        # §7.7: the game ended otherwise first: every proposal lapses.
+        run.events.append(public("proposal_lapsed"))
+        run.proposal = run.adjourned = None
     run.status = TableStatus.AWAITING_ADJUDICATION if run.pending else TableStatus.FINISHED
     run.outcome = Outcome(termination, settle(run.sheet), note or None)
     run.events.append(

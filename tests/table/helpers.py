@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from app.autoplay.robot import SolverRobot
@@ -45,6 +45,7 @@ class Table:
     now: int = 0
     steps: list[Step] = field(default_factory=list)
     robot: bool = True
+    wall_ms: int = 0  # the wall clock the server passes in (§7.7's adjournment)
 
     @staticmethod
     def start(*decks: Shuffle, seats: int = 3, robot: bool = True, **overrides: Any) -> Table:
@@ -56,7 +57,7 @@ class Table:
         return table
 
     def moves(self) -> ServerMoves:
-        return _moves(self.decks, self.robot)
+        return replace(_moves(self.decks, self.robot), wall_ms=self.wall_ms)
 
     def send(self, command: TableCommand, after_ms: int = 0) -> Step:
         self.now += after_ms

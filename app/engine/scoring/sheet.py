@@ -34,11 +34,16 @@ def deal_writes(result: DealResult, conventions: Conventions, allpass_step: int 
     return game_writes(result, conventions)
 
 
+# History lines that record no deal: a timeout penalty, a sanction, a seat's change of holder, a fourth
+# player joining (§7.7), a tournament round's end (§9.3).
+NOT_DEALS = ("timeout", "sanction", "substitute", "join", ROUND_END)
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryLine:
     """One entry of the sheet: a deal, a timeout penalty or a judge's sanction."""
 
-    kind: str  # a DealKind value, "timeout" or "sanction"
+    kind: str  # a DealKind value, or one of NOT_DEALS
     summary: str
     writes: tuple[Write, ...]
     result: DealResult | None = None  # the deal, kept so a judge can re-score it (§11)
@@ -99,7 +104,7 @@ class ScoreSheet:
 
     @property
     def deals(self) -> int:
-        return sum(line.kind not in ("timeout", "sanction", ROUND_END) for line in self.history)
+        return sum(line.kind not in NOT_DEALS for line in self.history)
 
     def mark_round_end(self, last_deal: int, last_dealer: int | None) -> ScoreSheet:
         """§9.3: the round's end announced (or a straggler's end): the table ends after deal ``last_deal``
@@ -125,7 +130,7 @@ class ScoreSheet:
         """Write an administrator's award for interrupted deal ``deal_number`` (§8.2, §8.4).
 
         It may come after later deals and after the end of the pulya, so it is written as its own history
-        line ("deal N awarded") and leaves the running all-pass series as it stands [ours: §8.2].
+        line ("deal N awarded") and leaves the running all-pass series as it stands (§8.6).
         """
         check_result(result, self.seats, self.conventions)
         if result.kind is DealKind.ALLPASS:

@@ -27,6 +27,7 @@ __all__ = [
     "SanctionError",
     "Violation",
     "apply_sanction",
+    "revoke_sanction",
 ]
 
 
@@ -72,6 +73,15 @@ def apply_sanction(
     summary = f"sanction{by}: {violation} ({role.value}) on seat {seat}: {penalty.text}{why}"
     labelled = tuple(replace(w, reason=f"{reason}: {w.reason}") for w in writes if w.amount)
     return sheet.write(HistoryLine("sanction", summary, labelled))
+
+
+def revoke_sanction(sheet: ScoreSheet, line: HistoryLine, *, judge: str, reason: str) -> ScoreSheet:
+    """A sanction revoked (§11): a new "sanction" line writes the negation of ``line``'s writes, so the
+    columns are as if it had not been written and the record keeps both."""
+    if line.kind != "sanction":
+        raise SanctionError("sanction", "only a sanction's sheet line can be revoked")
+    undo = tuple(replace(w, amount=-w.amount, reason=f"revoked: {w.reason}") for w in line.writes)
+    return sheet.write(HistoryLine("sanction", f"revoked by {judge}: {line.summary}; {reason}", undo))
 
 
 def _effect_writes(

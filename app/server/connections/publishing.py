@@ -122,6 +122,7 @@ def update_text(
         "sheet": sheet,
         "outcome": outcome,
         "actions": actions,
+        "life": None if game is None else game.life_json(),
     }
     return _encode(message)
 
@@ -203,6 +204,7 @@ def send_snapshot(
         "outcome": None if outcome is None else outcome.model_dump(mode="json"),
         "last_seq": last_seq,
         "actions": actions,
+        "life": None if game is None else game.life_json(),
     }
     conn.resync_pending = False
     conn.send(_encode(message))

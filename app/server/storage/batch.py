@@ -23,7 +23,17 @@ from sqlalchemy import (
     update,
 )
 
-from app.server.storage.schema import ACTIONS, AUDIT, AWARDS, DEALS, INTERRUPTED, SEATS, TABLES
+from app.server.storage.schema import (
+    ACTIONS,
+    AUDIT,
+    AWARDS,
+    DEALS,
+    HOLDERS,
+    INTERRUPTED,
+    SANCTIONS,
+    SEATS,
+    TABLES,
+)
 from app.server.storage.step_write import StepWrite
 
 
@@ -97,6 +107,10 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
     awards: list[dict[str, Any]] = []
     award_rows: list[dict[str, Any]] = []
     audit_rows: list[dict[str, Any]] = []
+    sanction_rows: list[dict[str, Any]] = []
+    revocations: list[dict[str, Any]] = []
+    substitutions: list[dict[str, Any]] = []
+    holders: list[dict[str, Any]] = []
     tables: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for pending in batch:
         write, table_id = pending.write, pending.table_id
@@ -111,6 +125,11 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
         awards += [{"i": row_id, "a": award} for row_id, award in write.adjudications.items()]
         award_rows += write.award_rows
         audit_rows += write.audit_rows
+        sanction_rows += write.sanction_rows
+        for sid, marks in write.sanction_revocations.items():
+            revocations.append({"i": sid, **{f"v_{k}": v for k, v in marks.items()}})
+        substitutions += write.substitutions
+        holders += write.holders
         fields = dict(write.table)
         if pending.version is not None:
             fields["version"] = pending.version
@@ -139,6 +158,27 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
         out.append((adjudicate.values(adjudication=bindparam("a")), awards))
     out += _inserts(AWARDS, award_rows)
     out += _inserts(AUDIT, audit_rows)
+    out += _inserts(HOLDERS, holders)
+    if substitutions:
+        # §7.7: the seat's row names the substitute; the leaver's holding closes, the substitute's opens.
+        seat = and_(SEATS.c.table_id == bindparam("t"), SEATS.c.seat == bindparam("s"))
+        rows = [
+            {"t": c["table_id"], "s": c["seat"], "u": c["user_id"], "k": c["after_deal"]}
+            for c in substitutions
+        ]
+        out.append((update(SEATS).where(seat).values(user_id=bindparam("u"), last_client_seq=0), rows))
+        held = and_(HOLDERS.c.table_id == bindparam("t"), HOLDERS.c.seat == bindparam("s"),
+                    HOLDERS.c.last_deal.is_(None))  # fmt: skip
+        out.append((update(HOLDERS).where(held).values(last_deal=bindparam("k")), rows))
+        opened = [
+            {"table_id": r["t"], "seat": r["s"], "user_id": r["u"], "first_deal": r["k"] + 1} for r in rows
+        ]
+        out += _inserts(HOLDERS, opened)
+    out += _inserts(SANCTIONS, sanction_rows)
+    if revocations:
+        revoke = update(SANCTIONS).where(SANCTIONS.c.id == bindparam("i"))
+        revoked = ("revoked_by", "revoked_at", "revoke_reason")
+        out.append((revoke.values({c: bindparam(f"v_{c}") for c in revoked}), revocations))
     for columns, rows in tables.items():
         out.append(
             (

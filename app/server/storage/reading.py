@@ -18,7 +18,7 @@ from app.db.models import ActionRecord, Award, GameTable, InterruptedDeal, Table
 from app.engine import action_from_json, replay
 from app.engine.conventions import Conventions
 from app.engine.scoring import ScoreSheet
-from app.table import Game, Outcome, Seating, TableStatus, Termination
+from app.table import Adjournment, Game, Outcome, Proposal, Seating, TableStatus, Termination
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +90,13 @@ async def read_table(sessions: async_sessionmaker[AsyncSession], table_id: int) 
         outcome = None
         if row.finish_reason is not None and row.settlement is not None:
             outcome = Outcome.from_json(Termination(row.finish_reason), row.settlement)
-        game = Game(state, clock, sheet, TableStatus(row.status), outcome, tuple(pending))
+        life = row.life or {}
+        proposal, adjourned = life.get("proposal"), life.get("adjourned")
+        game = Game(
+            state, clock, sheet, TableStatus(row.status), outcome, tuple(pending),
+            None if proposal is None else Proposal.from_json(proposal),
+            None if adjourned is None else Adjournment.from_json(adjourned),
+        )  # fmt: skip
     return StoredTable(
         table_id=row.id,
         seats=row.seats,

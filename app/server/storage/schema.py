@@ -11,6 +11,8 @@ from app.db.models import (
     DealRecord,
     GameTable,
     InterruptedDeal,
+    Sanction,
+    SeatHolder,
     ServerState,
     TableSeat,
 )
@@ -21,5 +23,7 @@ INTERRUPTED: Table = InterruptedDeal.__table__  # type: ignore[assignment]
 SEATS: Table = TableSeat.__table__  # type: ignore[assignment]
 AWARDS: Table = Award.__table__  # type: ignore[assignment]
 AUDIT: Table = AuditEntry.__table__  # type: ignore[assignment]
+HOLDERS: Table = SeatHolder.__table__  # type: ignore[assignment]
+SANCTIONS: Table = Sanction.__table__  # type: ignore[assignment]
 TABLES: Table = GameTable.__table__  # type: ignore[assignment]
 STATE: Table = ServerState.__table__  # type: ignore[assignment]

@@ -25,6 +25,12 @@ class StepWrite:
     # The award's entry in the deal's history of awards and its audit line: stored with the award itself.
     award_rows: list[dict[str, Any]] = field(default_factory=list)
     audit_rows: list[dict[str, Any]] = field(default_factory=list)
+    # A judge's sanction stored with the sheet line it wrote; a revocation's marks (sanction id -> fields).
+    sanction_rows: list[dict[str, Any]] = field(default_factory=list)
+    sanction_revocations: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # RULES §7.7: seats whose holder changes ({table_id, seat, user_id, after_deal}) and first holders.
+    substitutions: list[dict[str, Any]] = field(default_factory=list)
+    holders: list[dict[str, Any]] = field(default_factory=list)
 
     def add_step(
         self,
@@ -88,6 +94,19 @@ class StepWrite:
             self.table["sheet"] = sheet_json
         if result.started:
             self.table["started_at"] = now
+            self.holders += [
+                {"table_id": table_id, "seat": seat, "user_id": user, "first_deal": 1}
+                for seat, user in enumerate(users)
+                if user is not None
+            ]
+        life = game.life_json()
+        if before is None or life != before.life_json():
+            self.table["life"] = life
+        for change in result.substituted:
+            self.substitutions.append(
+                {"table_id": table_id, "seat": change.seat, "user_id": change.substitute.user_id,
+                 "after_deal": change.after_deal}
+            )  # fmt: skip
         if game.outcome is not None and (before is None or game.outcome is not before.outcome):
             self.table["finish_reason"] = game.outcome.termination.value
             self.table["settlement"] = game.outcome.settlement_json()

@@ -42,6 +42,7 @@ from app.server.connections.publishing import ViewCache, publish_presence, publi
 from app.server.storage import StepWrite, StoredTable, WriteRefused
 from app.server.tables.commands import (
     Act,
+    AdjournDue,
     Award,
     Command,
     Connect,
@@ -49,6 +50,7 @@ from app.server.tables.commands import (
     Expire,
     Judge,
     Leave,
+    Life,
     Resync,
     Retry,
     RoundEnd,
@@ -60,8 +62,9 @@ from app.server.tables.commands import (
 )
 from app.server.tables.robot import OffLoopRobot
 from app.server.tables.robot_levels import robot_level
-from app.server.timebase import MonoMs, mono_ms
+from app.server.timebase import MonoMs, WallMs, mono_ms, wall_ms
 from app.table import (
+    AdjournExpiry,
     AwardDeal,
     ClockExpiry,
     Game,
@@ -81,6 +84,7 @@ from app.table import (
     start_game,
     step,
 )
+from app.table.life import adjourn_deadline_wall_ms
 
 __all__ = [
     "Act", "Award", "Connect", "Disconnect", "Game", "Leave", "Resync", "SeatError", "Sit", "StepStore",
@@ -101,7 +105,7 @@ _DRIVING = (SeatAction, ClockExpiry, Resume)
 # Commands that change nothing stored: they need no reread of an unsure table first.
 _READ_ONLY = (Connect, Disconnect, Resync)
 # Commands refused with `table_busy` when too many wait: clients' and REST callers', never the table's own.
-_SHEDDABLE = (Act, Resync, Sit, Leave, Stop, Award, Judge)
+_SHEDDABLE = (Act, Resync, Sit, Leave, Stop, Award, Judge, Life)
 _BUSY = "the table is busy; try again in a moment"
 
 
@@ -161,6 +165,7 @@ class TableActor:
         on_idle: Callable[[TableActor], None] = _stays,
         shuffle: Callable[[], Shuffle] = _shuffle,
         seat_grace_s: float | None = None,
+        wall: Callable[[], WallMs] = wall_ms,
     ) -> None:
         """``robot``: runs a step that needs the solver robot (None: such a step fails as the table's own
         fault, which ends a game it was driving); ``on_idle``: called
@@ -177,6 +182,8 @@ class TableActor:
         self._queue_limit = queue_limit
         self._on_idle = on_idle
         self._shuffle = shuffle
+        self._wall = wall  # the wall clock: only an adjournment's start and limit (RULES §7.7) read it
+        self._adjourn_timer: asyncio.TimerHandle | None = None
         self.version = 0
         self.seating = Seating.empty(seats)
         self.game: Game | None = None
@@ -211,7 +218,7 @@ class TableActor:
 
     async def stop(self) -> None:
         self._forget_absent()
-        for handle in (self._timer, self._retry):
+        for handle in (self._timer, self._retry, self._adjourn_timer):
             if handle is not None:
                 handle.cancel()
         task = self._task
@@ -235,7 +242,7 @@ class TableActor:
             _shed(command)
             return
         if isinstance(command, Act):
-            # Its wait in the queue is lag the server measured itself, credited by the clock's allowance.
+            # §8.6: the action counts when received; its wait in the queue is charged to nobody.
             command.received_ms = self._now()
         self.queue.put_nowait(command)
 
@@ -305,7 +312,7 @@ class TableActor:
             case Resync(conn):
                 self._send_snapshot(conn)
             case Act(conn, seq, action, received_ms):
-                await self._on_act(conn, seq, action, lag_ms=max(0, self._now() - received_ms))
+                await self._on_act(conn, seq, action, received_ms=received_ms)
             case Sit() as sit:
                 await self._on_sit(sit)
             case Leave() as leave:
@@ -325,8 +332,15 @@ class TableActor:
                     reply.set_result(None)
             case Award() as award:
                 await self._on_award(award)
+            case Life() as life:  # RULES §7.7: proposals, answers, "ready", operators' decisions
+                await self._run_step(life.build(self.seating), life=life)
+                if not life.reply.done():
+                    life.reply.set_result(self._life_now())
+            case AdjournDue():
+                self._adjourn_timer = None
+                await self._run_step(AdjournExpiry())
             case Judge() as judge:  # admin: a judge's sanction or revocation (RULES §11)
-                await self._run_step(judge.command)
+                await self._run_step(judge.command, judge=judge)
                 if not judge.reply.done():
                     judge.reply.set_result(self._sheet_now())
             case RoundEnd() as end:  # a tournament round's end (RULES §9.3)
@@ -455,7 +469,7 @@ class TableActor:
 
     # ---- the game ----------------------------------------------------------------------------------
 
-    async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, lag_ms: int = 0) -> None:
+    async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, received_ms: int) -> None:
         seat = conn.seat
 
         def reject(code: ErrorCode, message: str) -> None:
@@ -469,7 +483,8 @@ class TableActor:
             if self.game is None:
                 return reject(ErrorCode.NOT_STARTED, "the game has not started")
             action = player_action(data, seat)
-            result = await self._run_step(SeatAction(seat, action, lag_ms), client=(seat, seq))
+            command = SeatAction(seat, action, received_ms=received_ms)  # §8.6: counts when received
+            result = await self._run_step(command, client=(seat, seq))
         except (EngineError, TableRefused) as exc:
             return reject(exc.code, str(exc))
         except SeatError as exc:  # the step failed and the game was ended (or could not be)
@@ -510,6 +525,13 @@ class TableActor:
                 }
             )
         self._unload_if_idle()
+
+    def _life_now(self) -> dict[str, Any]:
+        """The reply to a §7.7 command: the table's status, proposal and adjournment as they now stand."""
+        game = self.game
+        assert game is not None
+        return {"table": self.table_id, "status": game.status.value, "life": game.life_json(),
+                "seats": list(self.seating.names)}  # fmt: skip
 
     def _sheet_now(self) -> dict[str, Any]:  # admin: the reply to a judge's entry
         game = self.game
@@ -597,6 +619,8 @@ class TableActor:
         *,
         client: tuple[int, int] | None = None,
         adjudication: tuple[int, Award] | None = None,
+        judge: Judge | None = None,
+        life: Life | None = None,
     ) -> Step:
         """Compute the step, store it, then adopt and publish it (TableRefused: nothing happened)."""
         stored_game = self.game
@@ -627,7 +651,7 @@ class TableActor:
             raise SeatError(ErrorCode.SERVER_ERROR, "the table failed and its game was ended") from exc
         if not result.changed:
             return result
-        await self._store(game, result, now, client=client, adjudication=adjudication)
+        await self._store(game, result, now, client=client, adjudication=adjudication, judge=judge, life=life)
         return result
 
     async def _run_abort(self, game: Game, now: int, exc: Exception) -> None:
@@ -645,6 +669,8 @@ class TableActor:
         *,
         client: tuple[int, int] | None = None,
         adjudication: tuple[int, Award] | None = None,
+        judge: Judge | None = None,
+        life: Life | None = None,
     ) -> None:
         """Store the step computed from ``game`` at ``now``, then adopt and publish it."""
         write = StepWrite()
@@ -672,19 +698,43 @@ class TableActor:
                 write.award_rows.append({**award.entry, "settlement": settlement})
             if award.audit:
                 write.audit_rows.append(award.audit)
+        if judge is not None:  # admin: the sanction's row and audit line in the sheet's own commit
+            if judge.sanction is not None:
+                line = result.game.sheet.history[-1].to_json()
+                write.sanction_rows.append({**judge.sanction, "line": line})
+            if judge.revoked is not None:
+                write.sanction_revocations[judge.revoked[0]] = judge.revoked[1]
+            if judge.audit is not None:
+                write.audit_rows.append(judge.audit)
+        if life is not None and life.audit is not None:  # an operator's decision, audited in its commit
+            write.audit_rows.append(life.audit)
         await self._commit(write)
         self.next_action_seq += stored
         self.game = result.game.with_server_time(now, self._now())
+        moved: set[int] = set()
+        for change in result.substituted:  # RULES §7.7: the substitute holds the seat from the next deal
+            new = change.substitute
+            self.seating = self.seating.substituted(change.seat, new.user_id, new.name)
+            moved |= {change.holder.user_id, new.user_id}
+        for conn in self.connections:
+            if conn.user_id in moved:
+                conn.seat = self.seating.seat_of(conn.user_id)
         self._publish(list(result.events), sheet_changed=result.game.sheet is not game.sheet)
+        if moved:
+            self._publish_presence()
+            for conn in self.connections:  # their seat, and so their view, changed
+                if conn.user_id in moved:
+                    self._send_snapshot(conn)
 
     async def _compute(self, work: Callable[[ServerMoves], Step]) -> Step:
         """Run a step on the loop; if it needs the solver robot, run it again off the loop with the robot."""
+        wall = self._wall()
         try:
-            return work(ServerMoves(self._shuffle))
+            return work(ServerMoves(self._shuffle, wall_ms=wall))
         except RobotRequired:
             if self._robot is None:
                 raise
-            return await self._robot.run(lambda robot: work(ServerMoves(self._shuffle, robot)))
+            return await self._robot.run(lambda robot: work(ServerMoves(self._shuffle, robot, wall)))
 
     # ---- storing -----------------------------------------------------------------------------------
 
@@ -714,7 +764,7 @@ class TableActor:
 
     def _thawed(self, game: Game, now: MonoMs) -> Game:
         """The game to step from: after a failed commit its clocks were frozen; they run again from now."""
-        if self._failures and game.clock.frozen:
+        if self._failures and game.clock.frozen and game.playable:  # an adjourned game's clocks stay frozen
             return replace(game, clock=game.clock.thaw(now))
         return game
 
@@ -790,11 +840,28 @@ class TableActor:
         game = self.game
         return None if game is None or game.is_over else game.clock.expires_at()
 
+    def _arm_adjourn_timer(self) -> None:
+        """RULES §7.7: an adjourned table's one timer, for the end of its `adjourn_limit` (on the wall
+        clock, so a restart re-arms it for the same instant)."""
+        game = self.game
+        adjourned = None if game is None else game.adjourned
+        if adjourned is None or game is None:
+            if self._adjourn_timer is not None:
+                self._adjourn_timer.cancel()
+                self._adjourn_timer = None
+            return
+        if self._adjourn_timer is not None:
+            return
+        due = adjourn_deadline_wall_ms(adjourned, game.state.conventions.adjourn_limit)
+        delay = max(0.0, (due - self._wall()) / 1000.0)
+        self._adjourn_timer = asyncio.get_running_loop().call_later(delay + 0.001, self.submit, AdjournDue())
+
     def _arm_timer(self) -> None:
         """The table's one clock timer, after every command. Most steps move the deadline later: a timer
         that fires no later than the new deadline is kept, and when it fires early it is armed again for
         the deadline then current. (A new handle per step left thousands of cancelled handles in the
         loop's heap until their old deadlines, and the cycle collector scanned them all, loop stopped.)"""
+        self._arm_adjourn_timer()
         due = self._deadline()
         if self._timer is not None and (due is None or self._timer_at > due):
             self._timer.cancel()

@@ -8,6 +8,7 @@ its result, or a `SeatError` whose ``code`` maps to an HTTP status in one place
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,8 @@ from app.engine.result import DealResult
 from app.protocol.codes import ErrorCode
 from app.server.connections.connection import Connection
 from app.server.timebase import MonoMs
-from app.table.commands import EndRound, JudgeSheet
+from app.table.commands import EndRound, JudgeSheet, TableCommand
+from app.table.seats import Seating
 
 UNSTAMPED = MonoMs(0)  # an `Act` not yet taken by its table
 
@@ -71,8 +73,8 @@ class Act:
     conn: Connection
     seq: int
     action: dict[str, Any]
-    # When the table took the frame (its `submit`, on the table's clock): the wait in the table's queue is
-    # lag the server measured itself, credited by the clock's lag allowance (never a client's own time).
+    # When the table took the frame (its `submit`, on the table's clock): the action counts at that instant,
+    # its wait in the table's queue charged to nobody (RULES §8.6).
     received_ms: MonoMs = UNSTAMPED
 
 
@@ -119,6 +121,12 @@ class Judge:
 
     command: JudgeSheet
     reply: asyncio.Future[dict[str, Any]]
+    # Stored in the table's commit with the sheet (a crash cannot keep one without the other): the new
+    # sanction's row (the table adds the sheet line it wrote), or the id of the sanction revoked and how,
+    # and the audit line.
+    sanction: dict[str, Any] | None = None
+    revoked: tuple[int, dict[str, Any]] | None = None
+    audit: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -130,22 +138,27 @@ class RoundEnd:
     reply: asyncio.Future[dict[str, Any]]
 
 
+@dataclass(slots=True)
+class Life:
+    """A proposal, an answer, a "ready" or an operator's decision (RULES §7.7). ``build`` makes the table
+    command from the seating as the table has it when it takes this (it raises `TableRefused`: who is not
+    seated, a substitute who is); ``audit``: an operator's decision's audit line, stored in its commit."""
+
+    build: Callable[[Seating], TableCommand]
+    reply: asyncio.Future[dict[str, Any]]
+    audit: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class AdjournDue:
+    """The table's timer: its adjournment may have run past `adjourn_limit`."""
+
+
 Command = (
-    Connect
-    | Disconnect
-    | Sit
-    | Leave
-    | Unseat
-    | Act
-    | Resync
-    | Expire
-    | Retry
-    | Stop
-    | Award
-    | Judge
-    | RoundEnd
-)
-Replying = Sit | Leave | Unseat | Stop | Award | Judge | RoundEnd
+    Connect | Disconnect | Sit | Leave | Unseat | Act | Resync | Expire | Retry | Stop | Award | Judge
+    | RoundEnd | Life | AdjournDue
+)  # fmt: skip
+Replying = Sit | Leave | Unseat | Stop | Award | Judge | RoundEnd | Life
 
 
 def fail(command: Command, exc: BaseException) -> None:

@@ -131,7 +131,7 @@ async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseE
         actor = t.actor
         if actor.table_id in failed or actor.table_id in ctx.tables:  # not stored, or loaded meanwhile
             continue
-        if t.thought is not None:
+        if t.playing and t.thought is not None:  # an adjourned table's clocks stay frozen (RULES §7.7)
             actor.game = _resumed(t, now)
         ctx.tables[actor.table_id] = actor
         actor.start()

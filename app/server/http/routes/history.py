@@ -14,7 +14,16 @@ from sqlalchemy import select
 
 from app.autoplay import AdjudicationError
 from app.autoplay import InterruptedDeal as InterruptedRecord
-from app.db.models import ActionRecord, DealRecord, GameTable, InterruptedDeal, Room, TableSeat
+from app.db.models import (
+    ActionRecord,
+    DealRecord,
+    GameTable,
+    InterruptedDeal,
+    Room,
+    SeatHolder,
+    TableSeat,
+    User,
+)
 from app.engine.bids import Bid
 from app.engine.conventions import Conventions
 from app.engine.result import DealResult, PlayMode, WhistCall
@@ -49,6 +58,14 @@ async def table_history(table_id: Id, user: CurrentUser, session: SessionDep) ->
             select(DealRecord).where(DealRecord.table_id == table_id).order_by(DealRecord.deal_number)
         )
     ).scalars()
+    holders = (
+        await session.execute(
+            select(SeatHolder, User.name)
+            .join(User, User.id == SeatHolder.user_id)
+            .where(SeatHolder.table_id == table_id)
+            .order_by(SeatHolder.seat, SeatHolder.first_deal)
+        )
+    ).all()
     return {
         "table": table_id,
         "status": table.status,
@@ -56,6 +73,11 @@ async def table_history(table_id: Id, user: CurrentUser, session: SessionDep) ->
         "settlement": table.settlement,
         "sheet": table.sheet if table.status in FINAL else None,
         "deals": [{"deal": d.deal_number, "result": d.result, "record": d.record} for d in deals],
+        # RULES §7.7: every holder of each seat with the deals each played (last_deal None: to the end).
+        "holders": [
+            {"seat": h.seat, "user": name, "first_deal": h.first_deal, "last_deal": h.last_deal}
+            for h, name in holders
+        ],
     }
 
 

@@ -11,10 +11,10 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field, StrictBool
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 
 from app.auth.roles import Role
-from app.db.models import GameTable, Room, TableSeat, User
+from app.db.models import GameTable, Room, SeatHolder, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
@@ -443,12 +443,17 @@ async def stop_table(table_id: Id, body: StopIn, user: Caller, ctx: ContextDep) 
 
 @router.get("/history")
 async def my_history(user: CurrentUser, ctx: ContextDep, session: SessionDep) -> list[TableOut]:
-    """The finished games the caller played."""
+    """The games the caller played that are over or adjourned (RULES §7.7: an adjourned game is listed with
+    its way back in), whether he holds his seat to the end or held it before a substitute."""
+    held = select(SeatHolder.table_id).where(SeatHolder.user_id == user.id)
+    seated = select(TableSeat.table_id).where(TableSeat.user_id == user.id)
     tables = (
         await session.execute(
             select(GameTable)
-            .join(TableSeat, TableSeat.table_id == GameTable.id)
-            .where(TableSeat.user_id == user.id, GameTable.status.in_(("finished", "awaiting_adjudication")))
+            .where(
+                or_(GameTable.id.in_(seated), GameTable.id.in_(held)),
+                GameTable.status.in_(("finished", "awaiting_adjudication", "adjourned")),
+            )
             .order_by(GameTable.id)
         )
     ).scalars()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter
@@ -17,11 +16,11 @@ from sqlalchemy import select
 from app.db.models import GameTable, Sanction, TableSeat
 from app.engine.scoring import ScoreSheet
 from app.engine.scoring.catalogue import Role, catalogue_json
-from app.engine.scoring.records import ScoringError, Write
+from app.engine.scoring.records import ScoringError
 from app.engine.scoring.sheet import HistoryLine
-from app.engine.scoring.violations import apply_sanction
+from app.engine.scoring.violations import apply_sanction, revoke_sanction
 from app.protocol.codes import ErrorCode
-from app.server.accounts.audit import audit
+from app.server.accounts.audit import audit_row
 from app.server.accounts.privacy import refuse_own_game
 from app.server.errors import ApiError
 from app.server.http.deps import AdminUser, ContextDep, Id, SessionDep
@@ -80,9 +79,9 @@ async def sanctions(table_id: Id, _admin: AdminUser, session: SessionDep) -> lis
     return [_out(r) for r in rows]
 
 
-async def _write(ctx: ContextDep, table_id: int, write: Callable[[ScoreSheet], ScoreSheet]) -> dict[str, Any]:
-    """Checks ``write`` on the sheet as it stands (a 422 naming the field), then has the table's actor
-    write it on the sheet as it stands then."""
+async def _write(ctx: ContextDep, table_id: int, judge: Judge) -> dict[str, Any]:
+    """Checks the entry on the sheet as it stands (a 422 naming the field), then has the table's actor
+    write it on the sheet as it stands then, its rows and audit line stored in the same commit."""
     actor = await get_actor(ctx, table_id)
     if actor is None:
         raise ApiError(ErrorCode.UNKNOWN_TABLE, f"no table {table_id}", "table")
@@ -90,13 +89,12 @@ async def _write(ctx: ContextDep, table_id: int, write: Callable[[ScoreSheet], S
     if game is None:
         raise ApiError(ErrorCode.NOT_STARTED, "no game was played at this table")
     try:
-        write(game.sheet)
+        judge.command.write(game.sheet)
     except ScoringError as exc:
         raise ApiError(ErrorCode.INVALID_SANCTION, exc.message, exc.field) from None
-    reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-    actor.submit(Judge(JudgeSheet(write), reply))
+    actor.submit(judge)
     try:
-        out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
+        out: dict[str, Any] = await asyncio.wait_for(judge.reply, timeout=30)
     except SeatError as exc:
         raise refusal(exc) from None
     return out
@@ -128,36 +126,43 @@ async def impose(table_id: Id, body: SanctionIn, admin: AdminUser, ctx: ContextD
             allow_offline=body.allow_offline,
         )
 
-    out = await _write(ctx, table_id, write)
-    line = out["sheet"]["history"][-1]  # the table wrote ours last: its actor takes one command at a time
-    async with ctx.sessions() as session, session.begin():
-        row = Sanction(
-            table_id=table_id,
-            seat=body.seat,
-            user_id=user_id,
-            violation=body.violation,
-            role=body.role.value,
-            params={
-                "deal": body.deal,
-                "damage": body.damage,
-                "recipient": body.recipient,
-                "allow_offline": body.allow_offline,
-            },
-            admin_name=admin.name,
-            reason=body.reason,
-            line=line,
-            at=time.time(),
+    at = time.time()
+    row = {
+        "table_id": table_id,
+        "seat": body.seat,
+        "user_id": user_id,
+        "violation": body.violation,
+        "role": body.role.value,
+        "params": {
+            "deal": body.deal,
+            "damage": body.damage,
+            "recipient": body.recipient,
+            "allow_offline": body.allow_offline,
+        },
+        "admin_name": admin.name,
+        "reason": body.reason,
+        "at": at,
+    }
+    # The audit line names the sanction by its table, seat, entry and instant (its id is the database's).
+    line = audit_row(admin, "sanction", f"table {table_id}", at=at, violation=body.violation, seat=body.seat,
+                     reason=body.reason)  # fmt: skip
+    reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    out = await _write(ctx, table_id, Judge(JudgeSheet(write), reply, sanction=row, audit=line))
+    async with ctx.sessions() as session:
+        stored = await session.scalar(
+            select(Sanction)
+            .where(Sanction.table_id == table_id, Sanction.at == at, Sanction.admin_name == admin.name)
+            .order_by(Sanction.id.desc())
+            .limit(1)
         )
-        session.add(row)
-        await session.flush()
-        audit(session, admin, "sanction", f"table {table_id}", sanction=row.id, violation=body.violation,
-              seat=body.seat, reason=body.reason)  # fmt: skip
-    return {**_out(row), "sheet": out["sheet"], "settlement": out["settlement"]}
+    assert stored is not None  # stored in the table's commit that answered
+    return {**_out(stored), "sheet": out["sheet"], "settlement": out["settlement"]}
 
 
 @router.post("/sanctions/{sanction_id}/revoke")
 async def revoke(sanction_id: Id, body: RevokeIn, admin: AdminUser, ctx: ContextDep) -> dict[str, Any]:
-    """A new sheet line undoes the sanction's writes; the sanction stays in the record, marked revoked."""
+    """A new sheet line undoes the sanction's writes (`revoke_sanction`); the sanction stays in the record,
+    marked revoked in the same commit as that line."""
     async with ctx.sessions() as session:
         row = await session.get(Sanction, sanction_id)
         if row is None:
@@ -166,18 +171,18 @@ async def revoke(sanction_id: Id, body: RevokeIn, admin: AdminUser, ctx: Context
             raise ApiError(ErrorCode.ALREADY_REVOKED, "this sanction has been revoked", "sanction")
         table_id, line = row.table_id, HistoryLine.from_json(row.line)
         await refuse_own_game(session, table_id, admin)
-    undo = tuple(Write(w.column, w.seat, -w.amount, f"revoked: {w.reason}", w.target) for w in line.writes)
-    summary = f"revoked by {admin.name}: {line.summary}; {body.reason}"
 
     def write(sheet: ScoreSheet) -> ScoreSheet:
-        return sheet.write(HistoryLine("sanction", summary, undo))
+        return revoke_sanction(sheet, line, judge=admin.name, reason=body.reason)
 
-    out = await _write(ctx, table_id, write)
-    async with ctx.sessions() as session, session.begin():
-        row = await session.get(Sanction, sanction_id)
-        assert row is not None
-        row.revoked_by, row.revoked_at, row.revoke_reason = admin.name, time.time(), body.reason
-        audit(
-            session, admin, "revoke_sanction", f"table {table_id}", sanction=sanction_id, reason=body.reason
-        )
-    return {**_out(row), "sheet": out["sheet"], "settlement": out["settlement"]}
+    at = time.time()
+    marks = {"revoked_by": admin.name, "revoked_at": at, "revoke_reason": body.reason}
+    entry = audit_row(admin, "revoke_sanction", f"table {table_id}", at=at, sanction=sanction_id,
+                      reason=body.reason)  # fmt: skip
+    reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    judge = Judge(JudgeSheet(write), reply, revoked=(sanction_id, marks), audit=entry)
+    out = await _write(ctx, table_id, judge)
+    async with ctx.sessions() as session:
+        stored = await session.get(Sanction, sanction_id)
+    assert stored is not None
+    return {**_out(stored), "sheet": out["sheet"], "settlement": out["settlement"]}

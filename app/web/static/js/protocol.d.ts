@@ -74,6 +74,7 @@ export interface SnapshotMessage {
   clock: Record<string, unknown> | null;
   last_seq?: number;
   legal: Record<string, unknown>[];
+  life?: Record<string, unknown> | null;
   outcome?: GameOutcome | null;
   seat: number | null;
   seats: SeatInfo[];
@@ -95,6 +96,7 @@ export interface UpdateMessage {
   clock: Record<string, unknown> | null;
   events: EventFrame[];
   legal: Record<string, unknown>[];
+  life?: Record<string, unknown> | null;
   outcome?: GameOutcome | null;
   sheet: Record<string, unknown> | null;
   status: string;

@@ -1,4 +1,5 @@
-/** "My games": the finished games of the logged-in player. */
+/** "My games": the finished and adjourned games of the logged-in player (an adjourned one links back to
+ * its table, where the players say "ready": RULES §7.7). */
 import { call } from "../api.js";
 import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
@@ -24,6 +25,9 @@ export function mount(root) {
               h("a", { href: `#/games/${g.id}` }, `${t("table")} ${g.id}`),
               ` · ${g.players.map((/** @type {any} */ p) => p.user).join(", ")} · ${t(`status_${g.status}`)}`,
               g.settlement?.result ? ` · ${g.settlement.result.join(" / ")}` : "",
+              g.status === "adjourned"
+                ? h("a", { class: "button", href: `#/table/${g.id}`, "data-action": "back-to-table", "data-table": g.id }, ` ${t("back_to_table")}`)
+                : null,
             ),
           ),
         ),

@@ -71,7 +71,7 @@ export function mount(root) {
           ),
         ),
       ),
-      h("a", { class: "button", href: `#/table/${table.id}`, "data-action": "watch", "data-table": table.id }, t(table.status === "waiting" ? "open_table" : "watch")),
+      h("a", { class: "button", href: `#/table/${table.id}`, "data-action": "watch", "data-table": table.id }, t(table.status === "waiting" || table.status === "adjourned" ? "open_table" : "watch")),
       broadcast ? h("a", { class: "button", href: `#/broadcast/${table.id}`, "data-action": "broadcast", "data-table": table.id }, rt("broadcast")) : null,
     );
   }

@@ -122,6 +122,20 @@ export function mount(root) {
   };
 
   /**
+   * §7.7 without consents, with the same reason field: settle when the deal in progress ends, adjourn, resume.
+   * @param {number} tableId @param {string} action
+   */
+  const decree = async (tableId, action) => {
+    try {
+      await call("POST", `/api/tables/${tableId}/decree`, { action, reason: stopReasons[tableId] ?? "" });
+      delete errors[`stop${tableId}`];
+    } catch (exc) {
+      errors[`stop${tableId}`] = String(/** @type {Error} */ (exc).message);
+    }
+    await load();
+  };
+
+  /**
    * A request of the room's privacy panel: the server's refusal is shown beside the control (by `key`).
    * @param {number} roomId @param {string} key @param {string} method @param {string} path @param {any} [body]
    */
@@ -318,13 +332,19 @@ export function mount(root) {
                   table.players.map((/** @type {any} */ p) => `${p.user ?? t("free_seat")}${p.user ? ` (${p.connected ? t("online") : t("offline")})` : ""}`).join(", "),
                   table.deal ? ` · ${t("deal_n", { n: table.deal })}` : "",
                   table.pools ? ` · ${t("op_pools", { sum: table.pools.sum, target: table.pools.target })}` : "",
-                  table.status === "playing"
+                  table.status === "playing" || table.status === "adjourned"
                     ? h(
                         "span",
                         {},
                         " ",
                         h("input", { "aria-label": t("op_stop_reason"), placeholder: t("op_stop_reason"), "data-stop-reason": table.id, maxlength: 200, oninput: (/** @type {Event} */ e) => (stopReasons[table.id] = /** @type {HTMLInputElement} */ (e.target).value) }),
                         h("button", { type: "button", "data-action": "stop-table", "data-table": table.id, onclick: () => stopTable(table.id) }, t("op_stop")),
+                        table.status === "playing"
+                          ? h("button", { type: "button", "data-action": "decree-settle", "data-table": table.id, onclick: () => decree(table.id, "settle") }, t("op_settle_after_deal"))
+                          : null,
+                        table.status === "playing"
+                          ? h("button", { type: "button", "data-action": "decree-adjourn", "data-table": table.id, onclick: () => decree(table.id, "adjourn") }, t("op_adjourn"))
+                          : h("button", { type: "button", "data-action": "decree-resume", "data-table": table.id, onclick: () => decree(table.id, "resume") }, t("op_resume")),
                         errors[`stop${table.id}`] ? h("span", { class: "error", role: "alert" }, errors[`stop${table.id}`]) : null,
                       )
                     : null,

@@ -18,6 +18,7 @@ import { claimElement } from "../table/claim.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
+import { lifeElement } from "../table/proposals.js";
 import { seatElement } from "../table/seats.js";
 import { centreElement } from "../table/trick.js";
 import { whistingElement } from "../table/whisting.js";
@@ -44,6 +45,7 @@ export function mount(root, params) {
     notice: "",
     noticeCode: "", // the server's code behind the notice (data-notice-code: tests and styles read it)
     wasMyTurn: false,
+    substitute: "", // the name typed for "replace me by"
   };
 
   const socket = new TableSocket(tableId, {
@@ -245,6 +247,19 @@ export function mount(root, params) {
         "aside",
         { class: "side" },
         over,
+        lifeElement({
+          life: state.life ?? null,
+          status: state.status,
+          mySeat: state.seat,
+          myName: user?.name ?? "",
+          names: model.names,
+          substitute: ui.substitute,
+          setSubstitute: (name) => {
+            ui.substitute = name;
+            render();
+          },
+          send: lifeCall,
+        }),
         dealEndElement(model),
         auctionElement(model),
         state.sheet ? sheetElement(state.sheet, model.names, { mini: true }) : null,
@@ -263,6 +278,20 @@ export function mount(root, params) {
       ui.notice = ui.noticeCode === "not_invited" ? t("not_invited") : t("refused", { msg: String(/** @type {Error} */ (exc).message) });
       render();
     }
+  }
+
+  /** A §7.7 proposal, answer, withdrawal or "ready" (REST); the socket brings the new state. */
+  async function lifeCall(/** @type {string} */ path, /** @type {any} */ body = {}) {
+    try {
+      await call("POST", `/api/tables/${tableId}/${path}`, body);
+      if (path === "proposals") ui.substitute = "";
+      ui.notice = ui.noticeCode = "";
+      socket.resync(); // a substitute not seated here gets no update for his own answer otherwise
+    } catch (exc) {
+      ui.noticeCode = exc instanceof ApiError ? exc.code : "";
+      ui.notice = t("refused", { msg: String(/** @type {Error} */ (exc).message) });
+    }
+    render();
   }
 
   function yourTurn() {
