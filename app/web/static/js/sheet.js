@@ -174,26 +174,46 @@ export function sheetElement(sheet, names, options = {}) {
   return h(SheetFigure, { sheet, names, mini: options.mini });
 }
 
+/** A settled figure with its sign: "+12", "−12.50" (a true minus), "0". @param {number | string} v */
+function settled(v) {
+  const text = String(v);
+  if (text.startsWith("-")) return `\u2212${text.slice(1)}`;
+  return Number(text) > 0 ? `+${text}` : text;
+}
+
 /**
- * The settlement in variant 1 and 2 and money at the stake.
+ * The settlement (mountain, variant 1, variant 2, money at the stake), one row per player: four short
+ * columns whatever the number of players, so it fits a phone's width and the table page's side column
+ * without scrolling (issue 22 §1.4).
  * @param {any} settlement
  * @param {string[]} names
  */
 export function settlementElement(settlement, names) {
-  const row = (/** @type {string} */ key, /** @type {any[]} */ values) =>
-    h("tr", {}, h("th", { scope: "row" }, t(key)), ...values.map((v) => h("td", {}, String(v))));
+  const columns = ["mountains", "variant1", "variant2", "money"];
+  const headers = { mountains: "mountain", variant1: "variant1", variant2: "variant2", money: "money" };
   return h(
     "table",
     { class: "settlement", "data-settlement": "" },
     h("caption", {}, t("settlement")),
-    h("thead", {}, h("tr", {}, h("th", {}, t("player")), ...names.map((name) => h("th", { scope: "col" }, name)))),
+    h(
+      "thead",
+      {},
+      h("tr", {}, h("th", { scope: "col" }, t("player")), ...columns.map((c) => h("th", { scope: "col" }, t(/** @type {Record<string, string>} */ (headers)[c])))),
+    ),
     h(
       "tbody",
       {},
-      row("mountain", settlement.mountains ?? []),
-      row("variant1", settlement.variant1 ?? []),
-      row("variant2", settlement.variant2 ?? []),
-      row("money", settlement.money ?? []),
+      ...names.map((name, seat) =>
+        h(
+          "tr",
+          { "data-settlement-seat": seat },
+          h("th", { scope: "row" }, name),
+          ...columns.map((c) => {
+            const value = settlement[c]?.[seat] ?? "";
+            return h("td", {}, c === "mountains" ? String(value) : settled(value));
+          }),
+        ),
+      ),
     ),
   );
 }

@@ -3,7 +3,7 @@
  * no seats offered (the server refuses them anyway). */
 import { call } from "../api.js";
 import { draw, h } from "../dom.js";
-import { t, onLangChange } from "../i18n.js";
+import { t, tn, onLangChange } from "../i18n.js";
 
 /**
  * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
@@ -44,7 +44,7 @@ export function mount(root) {
     return h(
       "li",
       { key: table.id, class: "table-card", "data-lobby-table": table.id, "data-status": table.status },
-      h("h3", {}, `${t("table")} ${table.id} · ${t("seats_n", { n: table.seats })} · `, h("span", { class: `status ${table.status}` }, t(`status_${table.status}`))),
+      h("h3", {}, `${t("table")} ${table.id} · ${tn("players", table.seats)} · `, h("span", { class: `status ${table.status}` }, t(`status_${table.status}`))),
       h(
         "ul",
         { class: "lobby-seats" },

@@ -85,20 +85,24 @@ export function mount(root, params) {
    */
   function noteDealEnd(state, frame) {
     const view = state.view;
-    const lines = /** @type {any[]} */ (frame.sheet?.history ?? []).filter((line) => line.result);
+    const history = /** @type {any[]} */ (frame.sheet?.history ?? []);
+    const lines = history.filter((line) => line.result);
     const lineFor = (/** @type {any} */ result) => {
       const line = lines[lines.length - 1];
       return line && line.result.type === result.type ? line : null;
     };
+    // The timeout penalty (RULES §5.8) is its own line, written after the deal that ran out.
+    const last = history.lastIndexOf(lines[lines.length - 1]);
+    const after = history.slice(last + 1).filter((line) => line.kind === "timeout");
     const ends = /** @type {any[]} */ (frame.type === "update" ? frame.events : []).filter((e) => e.kind === "deal_over");
     const end = ends[ends.length - 1];
     if (end) {
       // The view is already the next deal's unless the table stopped at this deal's end.
       const next = view && !["deal_over", "awaiting_deal", "interrupted"].includes(view.phase);
       const dealNumber = (view?.deal_number ?? 1) - (next ? 1 : 0);
-      ui.lastDeal = { number: dealNumber, result: end.data.result, record: end.data.record, line: lineFor(end.data.result) };
+      ui.lastDeal = { number: dealNumber, result: end.data.result, record: end.data.record, line: lineFor(end.data.result), after };
     } else if (view?.phase === "deal_over" && view.result && ui.lastDeal?.number !== view.deal_number) {
-      ui.lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: lineFor(view.result) };
+      ui.lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: lineFor(view.result), after };
     }
     if (view?.phase !== "discard") ui.selected.clear(); // a selection only lives through one discard
   }
@@ -220,13 +224,13 @@ export function mount(root, params) {
       h(
         "aside",
         { class: "side" },
-        over,
         dealEndElement(model),
         auctionElement(model),
         state.sheet ? sheetElement(state.sheet, model.names, { mini: true }) : null,
       ),
     );
-    return [status, layout];
+    // The game's end spans the page (its settlement never squeezed into the side column: issue 22 §1.4).
+    return [status, over, layout];
   }
 
   /** Sit down or leave (REST), then take the connection's new seat from a fresh snapshot. */
