@@ -11,6 +11,7 @@ import contextlib
 import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,9 +248,15 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
 
 
 async def play_deal(
-    players: list[Player], observer: Observer, plan: str, shots: Path | None = None, max_steps: int = 120
+    players: list[Player],
+    observer: Observer,
+    plan: str,
+    shots: Path | None = None,
+    max_steps: int = 120,
+    each_step: Callable[[Player, dict[str, Any]], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
-    """Play one deal to its end by clicking; returns the deal's ``deal_over`` event (result, record)."""
+    """Play one deal to its end by clicking; returns the deal's ``deal_over`` event (result, record).
+    ``each_step`` is awaited with the acting player and the view before each move."""
     ends = len(observer.deal_overs)
     shot_phases: set[str] = set()
     for _ in range(max_steps):
@@ -270,6 +277,8 @@ async def play_deal(
             name = f"deal{view['deal_number']}-{plan}-{view['phase']}-seat{seat}.png"
             await player.page.screenshot(path=str(shots / name))
         await player.page.wait_for_selector(f'[data-seat="{seat}"][data-turn="true"]')
+        if each_step is not None:
+            await each_step(player, view)
         await act(player, view, plan)
         await observer.wait(lambda s, v=state["v"]: s["v"] > v)
     raise AssertionError(f"the deal did not end in {max_steps} steps")
