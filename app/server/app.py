@@ -23,7 +23,18 @@ from app.server.context import ServerContext
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
-from app.server.http.routes import archive, auth, history, invites, lobby, operator, ops, sanctions, users
+from app.server.http.routes import (
+    archive,
+    auth,
+    chat,
+    history,
+    invites,
+    lobby,
+    operator,
+    ops,
+    sanctions,
+    users,
+)
 from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.settings import Settings, get_settings
@@ -141,6 +152,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(operator.router)
     app.include_router(invites.router)
     app.include_router(users.router)
+    app.include_router(chat.router)
     app.include_router(ops.router)
     app.include_router(ws_router)
 

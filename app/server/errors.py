@@ -40,6 +40,9 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.INVALID_AWARD: 422,
     ErrorCode.INVALID_SANCTION: 422,
     ErrorCode.BAD_SEAT: 422,
+    ErrorCode.INVALID_CHAT: 422,
+    ErrorCode.UNKNOWN_MESSAGE: 404,
+    ErrorCode.CHAT_MUTED: 403,
     # The request is fine but the table's (or the room's) state refuses it now.
     ErrorCode.GAME_STARTED: 409,
     ErrorCode.ALREADY_SEATED: 409,
@@ -55,6 +58,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.SANCTION_ENDS_PULYA: 409,
     ErrorCode.ROOM_CLOSED: 409,
     ErrorCode.TOO_MANY_TABLES: 409,
+    ErrorCode.CHAT_CLOSED: 409,
     ErrorCode.CONFLICT: 409,
     # A bug in the table's step: nothing changed and the game goes on.
     ErrorCode.SERVER_FAULT: 500,
