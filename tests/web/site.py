@@ -253,6 +253,7 @@ async def play_deal(
     plan: str,
     shots: Path | None = None,
     max_steps: int = 120,
+    *,
     each_step: Callable[[Player, dict[str, Any]], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
     """Play one deal to its end by clicking; returns the deal's ``deal_over`` event (result, record).
