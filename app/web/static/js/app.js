@@ -19,6 +19,7 @@ const ROUTES = [
   [/^#\/admin\/tables\/(\d+)$/, () => import("./pages/admin_game.js")],
   [/^#\/admin$/, () => import("./pages/admin.js")],
   [/^#\/operator$/, () => import("./pages/operator.js")],
+  [/^#\/moderation$/, () => import("./pages/moderation.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],
 ];
 
@@ -52,6 +53,7 @@ function renderNav() {
           h("a", { href: "#/games" }, t("my_games")),
           user.role === "operator" || user.role === "admin" ? h("a", { href: "#/operator", "data-nav": "operator" }, t("nav_operator")) : null,
           user.role === "admin" ? h("a", { href: "#/admin", "data-nav": "admin" }, t("nav_admin")) : null,
+          user.role === "operator" || user.role === "admin" ? h("a", { href: "#/moderation", "data-nav": "moderation" }, t("nav_moderation")) : null,
           h("span", { class: "whoami", "data-user": user.name }, user.name),
           h("button", { type: "button", "data-action": "logout", onclick: async () => { await signOut(); location.hash = "#/login"; } }, t("logout")),
         ]

@@ -11,6 +11,7 @@ import { t, onLangChange } from "../i18n.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { TableSocket } from "../socket.js";
 import { auctionElement, biddingElement } from "../table/bidding.js";
+import { ChatStore, chatElement } from "../table/chat.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
@@ -40,7 +41,9 @@ export function mount(root, params) {
     notice: "",
     noticeCode: "", // the server's code behind the notice (data-notice-code: tests and styles read it)
     wasMyTurn: false,
+    chatDraft: "", // the chat message being typed
   };
+  const chat = new ChatStore(tableId, () => render());
 
   const socket = new TableSocket(tableId, {
     onState: (state, frame) => {
@@ -49,6 +52,7 @@ export function mount(root, params) {
         const seated = frame.events.some((e) => e.kind === "seated" && e.data.user === user.name);
         if (seated) socket.resync();
       }
+      if (frame.type === "snapshot") chat.load(); // on (re)connection: what was said meanwhile
       if (frame.type === "snapshot" || frame.type === "update") {
         noteDealEnd(state, frame);
         clocks.update(state.clock, state.receivedAt);
@@ -57,6 +61,7 @@ export function mount(root, params) {
       render();
     },
     onLink: () => render(),
+    onChat: (frame) => chat.receive(frame),
     onRefused: (code, message) => {
       ui.noticeCode = code;
       ui.notice = code === "offline" ? t("offline_refused") : t("refused", { msg: message || code });
@@ -227,6 +232,7 @@ export function mount(root, params) {
         dealEndElement(model),
         auctionElement(model),
         state.sheet ? sheetElement(state.sheet, model.names, { mini: true }) : null,
+        chat.loaded ? chatElement(chat, state, { draft: ui.chatDraft, setDraft: (text) => { ui.chatDraft = text; render(); } }) : null,
       ),
     );
     // The game's end spans the page (its settlement never squeezed into the side column: issue 22 §1.4).
