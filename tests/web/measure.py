@@ -76,3 +76,21 @@ async def assert_fits(page: Page, selector: str, label: str) -> None:
         assert box["overflow"] <= 1, f"{label}: {selector} scrolls by {box['overflow']}px"
         assert box["right"] <= 1 and box["left"] <= 1, f"{label}: {selector} is clipped: {box}"
         assert box["page"] <= 1, f"{label}: the page is {box['page']}px wider than the window"
+
+
+async def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations on the page as it stands (axe-playwright-python)."""
+    from axe_playwright_python.async_playwright import Axe
+
+    results = await Axe().run(page)
+    violations: list[dict[str, Any]] = results.response["violations"]
+    return [v for v in violations if v.get("impact") in ("serious", "critical")]
+
+
+async def assert_accessible(page: Page, label: str) -> None:
+    found = await axe_violations(page)
+    report = [
+        (v["id"], v["impact"], v["help"], [n["target"] for n in v["nodes"]][:5], v["nodes"][0]["html"][:200])
+        for v in found
+    ]
+    assert not found, f"{label}: {report}"

@@ -281,4 +281,11 @@ export default {
   mod_save: "Save",
   mod_saved: "Saved",
   mod_table_n: "table {n}",
+  // Spoken names of cards and bids (cards.js cardLabel, bidLabel).
+  card_label: "{rank} of {suit}",
+  card_rank_7: "seven", card_rank_8: "eight", card_rank_9: "nine", card_rank_T: "ten",
+  card_rank_J: "jack", card_rank_Q: "queen", card_rank_K: "king", card_rank_A: "ace",
+  suit_of_s: "spades", suit_of_c: "clubs", suit_of_d: "diamonds", suit_of_h: "hearts", suit_of_n: "no trumps",
+  bid_label: "{level} {suit}",
+  level_6: "six", level_7: "seven", level_8: "eight", level_9: "nine", level_10: "ten",
 };

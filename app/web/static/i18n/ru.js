@@ -281,4 +281,11 @@ export default {
   mod_save: "Сохранить",
   mod_saved: "Сохранено",
   mod_table_n: "стол {n}",
+  // Spoken names of cards and bids (cards.js cardLabel, bidLabel).
+  card_label: "{rank} {suit}",
+  card_rank_7: "семёрка", card_rank_8: "восьмёрка", card_rank_9: "девятка", card_rank_T: "десятка",
+  card_rank_J: "валет", card_rank_Q: "дама", card_rank_K: "король", card_rank_A: "туз",
+  suit_of_s: "пик", suit_of_c: "треф", suit_of_d: "бубён", suit_of_h: "червей", suit_of_n: "без козыря",
+  bid_label: "{level} {suit}",
+  level_6: "шесть", level_7: "семь", level_8: "восемь", level_9: "девять", level_10: "десять",
 };

@@ -52,7 +52,7 @@ export function mount(root) {
           h(
             "li",
             { "data-lobby-seat": p.seat },
-            h("span", { class: `dot ${p.connected ? "on" : "off"}`, "aria-label": t(p.connected ? "online" : "offline") }),
+            h("span", { class: `dot ${p.connected ? "on" : "off"}`, role: "img", "aria-label": t(p.connected ? "online" : "offline") }),
             p.robot ? h("span", { "data-robot": p.robot, title: t("robot") }, `🤖 ${p.robot}`) : p.user ?? t("free_seat"),
             !p.user && table.status === "waiting" && room.may_sit
               ? h("button", { type: "button", "data-action": "sit", "data-table": table.id, "data-seat": p.seat, onclick: () => sit(table, p.seat) }, t("sit"))

@@ -42,7 +42,7 @@ export function seatElement(model, seat) {
     h(
       "header",
       {},
-      h("span", { class: `dot ${info?.connected ? "on" : "off"}`, title: t(info?.connected ? "online" : "offline"), "aria-label": t(info?.connected ? "online" : "offline") }),
+      h("span", { class: `dot ${info?.connected ? "on" : "off"}`, role: "img", title: t(info?.connected ? "online" : "offline"), "aria-label": t(info?.connected ? "online" : "offline") }),
       h("strong", { class: "name" }, name + (own ? ` (${t("you")})` : "")),
       ...badges,
       waitingSeatControl(model, seat),
