@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Dialog, Page
 
 from app.bots.client import Api, ApiError
 from tests.server.conftest import ADMIN, OPERATOR, PASSWORD, ServerProcess, login
@@ -37,8 +37,13 @@ async def test_chat_at_the_table_and_its_moderation(
     watcher = await open_spectator(browser, sqlite_server, table_id)
     pages = [*players, watcher]
     dialogs: list[str] = []
+
+    async def on_dialog(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        await dialog.dismiss()
+
     for p in pages:
-        p.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        p.page.on("dialog", on_dialog)
     try:
         for p in pages:
             await p.page.wait_for_selector("[data-chat]")
@@ -83,7 +88,7 @@ async def test_chat_at_the_table_and_its_moderation(
         # The room's operator: the report with its context; removes the message, mutes its writer.
         context = await browser.new_context()
         moderator = await context.new_page()
-        moderator.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        moderator.on("dialog", on_dialog)
         await moderator.goto(f"{sqlite_server.url}/#/login")
         await moderator.fill("#login-name", OPERATOR)
         await moderator.fill("#login-password", PASSWORD)
