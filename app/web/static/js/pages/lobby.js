@@ -4,6 +4,7 @@
 import { call } from "../api.js";
 import { draw, h } from "../dom.js";
 import { t, tn, onLangChange } from "../i18n.js";
+import { rulesElement } from "../rules.js";
 
 /**
  * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
@@ -78,6 +79,7 @@ export function mount(root) {
             { key: room.id, class: "room", "data-room": room.id, "data-private": String(room.private), "data-may-sit": String(room.may_sit) },
             h("h2", {}, room.name, room.private ? h("span", { class: "badge private" }, t("private")) : null),
             room.may_sit ? null : h("p", { class: "hint", "data-invite-only": room.id }, t("invite_only")),
+            rulesElement(room, { robots: tables.reduce((n, table) => n + table.players.filter((p) => p.robot).length, 0) }),
             h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table))),
           ),
         ),

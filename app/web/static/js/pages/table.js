@@ -12,6 +12,7 @@ import { sheetElement, settlementElement } from "../sheet.js";
 import { TableSocket } from "../socket.js";
 import { auctionElement, biddingElement } from "../table/bidding.js";
 import { ChatStore, chatElement } from "../table/chat.js";
+import { TurnAlerts, alertSettings, turnBanner } from "../table/glance.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
@@ -42,8 +43,10 @@ export function mount(root, params) {
     noticeCode: "", // the server's code behind the notice (data-notice-code: tests and styles read it)
     wasMyTurn: false,
     chatDraft: "", // the chat message being typed
+    sheetLarge: false, // the sheet shown large across the page
   };
   const chat = new ChatStore(tableId, () => render());
+  const alerts = new TurnAlerts();
 
   const socket = new TableSocket(tableId, {
     onState: (state, frame) => {
@@ -121,7 +124,7 @@ export function mount(root, params) {
     const state = socket.state;
     draw(view(state), root);
     const mine = Boolean(state && state.legal.length && state.status === "playing");
-    if (mine && !ui.wasMyTurn) yourTurn();
+    if (mine && !ui.wasMyTurn) alerts.yourTurn(`${t("your_turn")} — ${t("table")} ${tableId}`);
     ui.wasMyTurn = mine;
     document.title = mine ? `● ${t("your_turn")} — ${title}` : title;
   }
@@ -218,6 +221,7 @@ export function mount(root, params) {
       h(
         "div",
         { class: "felt" },
+        turnBanner(Boolean(playing && v.to_act === state.seat && state.seat !== null), v?.phase ?? ""),
         h("div", { class: "opponents" }, ...others.map((s) => seatElement(model, s))),
         centreElement(model),
         playing && (v.phase === "bidding" || v.phase === "dealer_invitation") ? biddingElement(model) : null,
@@ -231,12 +235,17 @@ export function mount(root, params) {
         { class: "side" },
         dealEndElement(model),
         auctionElement(model),
-        state.sheet ? sheetElement(state.sheet, model.names, { mini: true }) : null,
+        state.sheet && !ui.sheetLarge ? sheetElement(state.sheet, model.names, { mini: true }) : null,
+        state.sheet
+          ? h("button", { type: "button", "data-action": "sheet-large", "aria-pressed": String(ui.sheetLarge), onclick: () => { ui.sheetLarge = !ui.sheetLarge; render(); } }, t(ui.sheetLarge ? "sheet_small" : "sheet_large"))
+          : null,
+        alertSettings(alerts, render),
         chat.loaded ? chatElement(chat, state, { draft: ui.chatDraft, setDraft: (text) => { ui.chatDraft = text; render(); } }) : null,
       ),
     );
     // The game's end spans the page (its settlement never squeezed into the side column: issue 22 §1.4).
-    return [status, over, layout];
+    const large = state.sheet && ui.sheetLarge ? h("section", { class: "sheet-large", "data-sheet-large": "" }, sheetElement(state.sheet, model.names)) : null;
+    return [status, over, large, layout];
   }
 
   /** Sit down or leave (REST), then take the connection's new seat from a fresh snapshot. */
@@ -248,22 +257,6 @@ export function mount(root, params) {
       ui.noticeCode = exc instanceof ApiError ? exc.code : "";
       ui.notice = ui.noticeCode === "not_invited" ? t("not_invited") : t("refused", { msg: String(/** @type {Error} */ (exc).message) });
       render();
-    }
-  }
-
-  function yourTurn() {
-    try {
-      const audio = new AudioContext();
-      const tone = audio.createOscillator();
-      const gain = audio.createGain();
-      gain.gain.value = 0.05;
-      tone.frequency.value = 660;
-      tone.connect(gain).connect(audio.destination);
-      tone.start();
-      tone.stop(audio.currentTime + 0.12);
-      tone.onended = () => audio.close();
-    } catch {
-      /* no sound allowed yet (no user gesture): the title still flashes */
     }
   }
 
