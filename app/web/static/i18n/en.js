@@ -312,4 +312,5 @@ export default {
   turn_notify: "Browser notification when it is my turn",
   sheet_large: "Large sheet",
   sheet_small: "Small sheet",
+  close: "Close",
 };

@@ -312,4 +312,5 @@ export default {
   turn_notify: "Уведомление браузера, когда мой ход",
   sheet_large: "Пуля крупно",
   sheet_small: "Пуля мелко",
+  close: "Закрыть",
 };

@@ -44,6 +44,8 @@ export function mount(root, params) {
     wasMyTurn: false,
     chatDraft: "", // the chat message being typed
     sheetLarge: false, // the sheet shown large across the page
+    /** @type {string | null} a touch screen's card tapped once (a second tap plays it) */
+    armed: null,
   };
   const chat = new ChatStore(tableId, () => render());
   const alerts = new TurnAlerts();
@@ -59,7 +61,10 @@ export function mount(root, params) {
       if (frame.type === "snapshot" || frame.type === "update") {
         noteDealEnd(state, frame);
         clocks.update(state.clock, state.receivedAt);
-        if (frame.type === "update") ui.notice = ui.noticeCode = "";
+        if (frame.type === "update") {
+          ui.notice = ui.noticeCode = "";
+          ui.armed = null;
+        }
       }
       render();
     },
@@ -181,6 +186,12 @@ export function mount(root, params) {
         render();
       },
       clocks,
+      touch: matchMedia("(pointer: coarse)").matches,
+      armed: ui.armed,
+      arm: (card) => {
+        ui.armed = card;
+        render();
+      },
       sit: (seat) => seatCall("sit", { seat }),
       leave: () => seatCall("leave", {}),
     };
@@ -244,7 +255,15 @@ export function mount(root, params) {
       ),
     );
     // The game's end spans the page (its settlement never squeezed into the side column: issue 22 §1.4).
-    const large = state.sheet && ui.sheetLarge ? h("section", { class: "sheet-large", "data-sheet-large": "" }, sheetElement(state.sheet, model.names)) : null;
+    const large =
+      state.sheet && ui.sheetLarge
+        ? h(
+            "section",
+            { class: "sheet-large", "data-sheet-large": "", "aria-label": t("sheet") },
+            h("button", { type: "button", class: "sheet-close", "data-action": "sheet-close", onclick: () => { ui.sheetLarge = false; render(); } }, t("close")),
+            sheetElement(state.sheet, model.names),
+          )
+        : null;
     return [status, over, large, layout];
   }
 

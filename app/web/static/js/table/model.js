@@ -18,6 +18,9 @@ import { h } from "../dom.js";
  *   clocks: import("../clocks.js").Clocks,
  *   sit: (seat: number) => void,
  *   leave: () => void,
+ *   touch?: boolean,
+ *   armed?: string | null,
+ *   arm: (card: string) => void,
  * }} Model
  */
 
