@@ -62,6 +62,10 @@ DIFFERENCE = """async ([a, b]) => {
 }"""
 
 
+def _data_url(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
 async def masked_shot(page: Page) -> bytes:
     """The viewport from the top of the page, the changing content painted over."""
     await page.evaluate("() => window.scrollTo(0, 0)")
@@ -79,8 +83,7 @@ async def compare_with_reference(browser: Browser, shot: bytes, name: str, toler
     context = await browser.new_context()
     try:
         page = await context.new_page()
-        as_url = lambda data: "data:image/png;base64," + base64.b64encode(data).decode()  # noqa: E731
-        share: float = await page.evaluate(DIFFERENCE, [as_url(shot), as_url(reference.read_bytes())])
+        share: float = await page.evaluate(DIFFERENCE, [_data_url(shot), _data_url(reference.read_bytes())])
     finally:
         await context.close()
     assert share <= tolerance, (

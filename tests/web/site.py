@@ -63,8 +63,12 @@ async def open_player(
     if phone is None:
         context = await browser.new_context(viewport={"width": width, "height": 1000})
     else:
-        size = {"width": phone[0], "height": phone[1]}
-        context = await browser.new_context(viewport=size, screen=size, is_mobile=True, has_touch=True)
+        context = await browser.new_context(
+            viewport={"width": phone[0], "height": phone[1]},
+            screen={"width": phone[0], "height": phone[1]},
+            is_mobile=True,
+            has_touch=True,
+        )
     page = await context.new_page()
     player = Player(f"p{secrets.token_hex(3)}", context, page, touch=phone is not None)
 
