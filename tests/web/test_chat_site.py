@@ -99,10 +99,13 @@ async def test_chat_at_the_table_and_its_moderation(
         assert XSS in (await report.text_content() or "")
         assert await report.locator("img, a").count() == 0
         await moderator.fill("[data-report] input[id^=mod-reason]", "insults")
+        # Mute first: removing the message closes its report (and the report's buttons go with it).
+        await moderator.click("[data-action=mute-room]")
+        await moderator.wait_for_selector(f"[data-mute][data-user='{players[0].name}']")
         await moderator.click("[data-action=remove-message]")
         await watcher.page.locator(_message(watcher.page, XSS)).wait_for(state="detached")
         await players[2].page.locator(_message(players[2].page, XSS)).wait_for(state="detached")
-        await moderator.click("[data-action=mute-room]")
+        await moderator.wait_for_selector("[data-no-reports]")
         await players[0].page.wait_for_selector("[data-chat-state=muted]")
         note = await players[0].page.text_content("[data-chat] .chat-note")
         assert note and "insults" in note
