@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
     from app.auth.passwords import PasswordPool
+    from app.server.accounts.chat import ChatLimits
     from app.server.accounts.ratelimit import KeyedLimiter
     from app.server.accounts.sessions import SignedTickets, TicketBook
     from app.server.cluster.ownership import Cluster
@@ -45,3 +46,5 @@ class ServerContext:
     cluster: Cluster | None = None
     # Their tickets are signed so that any worker can redeem one (`accounts.sessions.SignedTickets`).
     signed_tickets: SignedTickets | None = None
+    # The table chat's message buckets (per user, per table), made on first use (`accounts.chat`).
+    chat_limits: ChatLimits | None = None

@@ -49,20 +49,13 @@ class ChatLimits:
 
 
 def _limits(ctx: ServerContext) -> ChatLimits:
-    found = _LIMITS.get(id(ctx))
-    if found is None or found[0] is not ctx:
+    if ctx.chat_limits is None:
         s = ctx.settings
-        limits = ChatLimits(
+        ctx.chat_limits = ChatLimits(
             KeyedLimiter(s.chat_user_per_minute / 60, s.chat_user_burst),
             KeyedLimiter(s.chat_table_per_minute / 60, s.chat_table_burst),
         )
-        _LIMITS[id(ctx)] = (ctx, limits)
-        return limits
-    return found[1]
-
-
-# One set of buckets per running server (tests run several in one process).
-_LIMITS: dict[int, tuple[ServerContext, ChatLimits]] = {}
+    return ctx.chat_limits
 
 
 def entry(row: ChatMessage) -> ChatEntry:
