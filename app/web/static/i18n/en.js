@@ -313,4 +313,5 @@ export default {
   sheet_large: "Large sheet",
   sheet_small: "Small sheet",
   close: "Close",
+  whists_on_short: "on {name}",
 };

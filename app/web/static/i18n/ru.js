@@ -313,4 +313,5 @@ export default {
   sheet_large: "Пуля крупно",
   sheet_small: "Пуля мелко",
   close: "Закрыть",
+  whists_on_short: "на {name}",
 };

@@ -79,6 +79,11 @@ function figures(/** @type {Entry[]} */ entries, /** @type {number} */ x, /** @t
   return h("text", { class: cls, ...along(x, y, rotate) }, ...parts);
 }
 
+/** A name cut to `max` characters ("Alexandr…"). @param {string} name @param {number} max */
+function clip(name, max) {
+  return name.length > max ? `${name.slice(0, max - 1)}…` : name;
+}
+
 /** Centred text at (x, y), turned to run along its side. */
 function along(/** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ rotate) {
   const [fx, fy] = [x.toFixed(1), y.toFixed(1)];
@@ -124,7 +129,14 @@ function SheetFigure({ sheet, names, mini }) {
       return h(
         "g",
         { class: "whists", "data-whists-on": j },
-        h("text", { class: "on", ...along(lx, ly, rotate) }, t("whists_on", { name: names[j] ?? String(j) })),
+        // "on Anna" under each whist column, short enough to stay apart (3 columns a side at 4 seats); the
+        // full words in its title.
+        h(
+          "text",
+          { class: "on", ...along(lx, ly, rotate) },
+          h("title", {}, t("whists_on", { name: names[j] ?? String(j) })),
+          t("whists_on_short", { name: clip(names[j] ?? String(j), n === 4 ? 8 : 14) }),
+        ),
         figures(cols.whists[seat][j], fx, fy, rotate, sheet, "figure"),
       );
     });
