@@ -5,6 +5,7 @@ nothing sticks out sideways; each phase's screen matches its committed reference
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,7 @@ async def test_a_whole_deal_on_two_phones(
         await look_at_phones("sheet")
         await page.locator("[data-action=sheet-close]").tap()
         await sheet.wait_for(state="detached")
+        (artifacts / "differences.json").write_text(json.dumps(shots, indent=1))  # how close each came
         expected = {
             f"phone-{w}x{h}-{p}.png" for w, h in PHONES.values() for p in ("bidding", "play", "deal_end")
         }
