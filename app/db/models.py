@@ -65,6 +65,10 @@ class Room(Base):
     # else may watch its tables.
     private: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     spectators: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # Table chat (issue 22 §4): the players' channel closed during deals (a room's choice; tournament
+    # rooms always), and how many days messages are kept.
+    chat_closed_in_deals: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    chat_retention_days: Mapped[int] = mapped_column(Integer, default=30, server_default="30")
 
 
 class RoomInvite(Base):
@@ -458,3 +462,62 @@ class DealAnalysis(Base):
     node_budget: Mapped[int] = mapped_column(Integer)
     solver: Mapped[str] = mapped_column(String(16))
     at: Mapped[float] = mapped_column(Float)
+
+
+class ChatMessage(Base):
+    """A table chat message (issue 22 §4): plain text or a preset's key; ``channel`` is players or
+    spectators. A moderator's removal keeps the row (``deleted_*``) for the reports that cite it."""
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_table_at", "table_id", "at"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"))
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    user_name: Mapped[str] = mapped_column(String(64))
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    channel: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str] = mapped_column(String(2000))
+    preset: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    at: Mapped[float] = mapped_column(Float)
+    deleted_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    deleted_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class ChatIgnore(Base):
+    """A user who no longer sees another's messages (a mute for oneself)."""
+
+    __tablename__ = "chat_ignores"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    ignored_id: Mapped[int] = mapped_column(ForeignKey("users.id"), primary_key=True)
+    at: Mapped[float] = mapped_column(Float)
+
+
+class ChatMute(Base):
+    """A moderator's mute: the user may not write in the room (``room_id``) or anywhere (None) until
+    ``until``; lifted early by setting ``until`` to the lifting time."""
+
+    __tablename__ = "chat_mutes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    room_id: Mapped[int | None] = mapped_column(ForeignKey("rooms.id"), nullable=True)
+    until: Mapped[float] = mapped_column(Float)
+    by_name: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(500))
+    at: Mapped[float] = mapped_column(Float)
+
+
+class ChatReport(Base):
+    """A player's report of a message, with the context as it stood (the messages around it)."""
+
+    __tablename__ = "chat_reports"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("chat_messages.id"), index=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
+    reporter_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    reporter_name: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(500))
+    context: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    at: Mapped[float] = mapped_column(Float)
+    resolved_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    resolved_by: Mapped[str | None] = mapped_column(String(64), nullable=True)

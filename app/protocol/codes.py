@@ -95,6 +95,12 @@ class ErrorCode(StrEnum):
     INVALID_CONVENTION = "invalid_convention", "a convention's value is invalid (``field`` names it)"
     UNKNOWN_USER = "unknown_user", "no user by that name"
 
+    # ---- table chat (issue 22 §4)
+    CHAT_CLOSED = "chat_closed", "the players' chat of this room is closed until the deal ends"
+    CHAT_MUTED = "chat_muted", "a moderator muted the user in this room or site-wide until a time"
+    INVALID_CHAT = "invalid_chat", "the chat message is empty, too long or an unknown preset"
+    UNKNOWN_MESSAGE = "unknown_message", "no chat message by that id at a table the user may read"
+
     # ---- adjudication and sanctions (administrators)
     NOT_PLAYING = "not_playing", "no game is running (or was played) at this table"
     UNKNOWN_TABLE = "unknown_table", "no table by that id"

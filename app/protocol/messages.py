@@ -175,6 +175,47 @@ class PongMessage(_Message):
     id: int | None = None
 
 
+class ChatEntry(_Message):
+    """One table chat message (issue 22 §4): plain text (never HTML), or a preset's key (``preset``) that
+    each page shows in its own language."""
+
+    id: int
+    channel: str  # players | spectators
+    user: str
+    seat: int | None
+    text: str
+    preset: str | None = None
+    at: float
+
+
+class ChatFrame(_Message):
+    """A new chat message at the table, sent only to the connections that may read its channel (the
+    spectators' channel never to a seated player) and not to those who muted its writer."""
+
+    type: Literal["chat"] = "chat"
+    table: int
+    message: ChatEntry
+
+
+class ChatRemovedFrame(_Message):
+    """A moderator removed a message: the page drops it."""
+
+    type: Literal["chat_removed"] = "chat_removed"
+    table: int
+    id: int
+
+
+class ChatMutedFrame(_Message):
+    """To the muted user: a moderator muted him in this room (``site_wide`` false) or everywhere until
+    ``until`` (seconds since the epoch)."""
+
+    type: Literal["chat_muted"] = "chat_muted"
+    table: int
+    until: float
+    site_wide: bool
+    reason: str
+
+
 SERVER_MESSAGES: Final = (
     SnapshotMessage,
     UpdateMessage,
@@ -182,6 +223,9 @@ SERVER_MESSAGES: Final = (
     ErrorMessage,
     PresenceMessage,
     PongMessage,
+    ChatFrame,
+    ChatRemovedFrame,
+    ChatMutedFrame,
 )
 
 

@@ -30,6 +30,7 @@ from app.server.http.routes import (
     archive,
     auth,
     captains,
+    chat,
     history,
     internal,
     invites,
@@ -192,6 +193,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(operator.router)
     app.include_router(invites.router)
     app.include_router(users.router)
+    app.include_router(chat.router)
     app.include_router(ops.router)
     app.include_router(internal.router)
     app.include_router(captains.router)

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
     from app.auth.passwords import PasswordPool
+    from app.server.accounts.chat import ChatLimits
     from app.server.accounts.ratelimit import Limiter
     from app.server.accounts.sessions import SignedTickets, TicketBook
     from app.server.analysis import AnalysisPool
@@ -52,3 +53,5 @@ class ServerContext:
     signed_tickets: SignedTickets | None = None
     # The solver's analyses of finished deals (issue 21 §2): worker processes, started on first use.
     analysis: AnalysisPool | None = None
+    # The table chat's message buckets (per user, per table), made on first use (`accounts.chat`).
+    chat_limits: ChatLimits | None = None

@@ -44,6 +44,9 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.INVALID_SANCTION: 422,
     ErrorCode.BAD_SEAT: 422,
     ErrorCode.INVALID_PROPOSAL: 422,
+    ErrorCode.INVALID_CHAT: 422,
+    ErrorCode.UNKNOWN_MESSAGE: 404,
+    ErrorCode.CHAT_MUTED: 403,
     # The request is fine but the table's (or the room's) state refuses it now.
     ErrorCode.GAME_STARTED: 409,
     ErrorCode.ALREADY_SEATED: 409,
@@ -64,6 +67,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.INVALID_DRAW: 422,
     ErrorCode.INVALID_JUDGING: 422,
     ErrorCode.TOO_MANY_TABLES: 409,
+    ErrorCode.CHAT_CLOSED: 409,
     ErrorCode.CONFLICT: 409,
     ErrorCode.PROPOSAL_OPEN: 409,
     ErrorCode.NO_PROPOSAL: 409,

@@ -88,6 +88,13 @@ class Settings(BaseSettings):
     api_docs: bool = True
     # Unfinished tables (waiting or playing) in the rooms of one operator.
     max_live_tables_per_operator: int = Field(100, ge=1)
+    # Table chat (issue 22 §4): a message's length, and messages per minute (with bursts) per user across
+    # tables and per table across users.
+    chat_max_length: int = Field(300, ge=1, le=2000)
+    chat_user_per_minute: float = Field(12.0, gt=0)
+    chat_user_burst: float = Field(5.0, ge=1)
+    chat_table_per_minute: float = Field(60.0, gt=0)
+    chat_table_burst: float = Field(20.0, ge=1)
     # "text" (uvicorn's lines) or "json" (one JSON object per line, with the table id on table lines).
     log_format: Literal["text", "json"] = "text"
     # The last-resort wall-time guard of one table step that needs the robot (a timed-out seat's discard

@@ -11,6 +11,7 @@ import contextlib
 import json
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ class Player:
     dom: list[tuple[int, list[str]]] = field(default_factory=list)  # (log length shown, its data-card values)
     clock_notes: list[str] = field(default_factory=list)  # clock notes seen (misère bonus, deal reset)
     seat: int | None = None  # None: a spectator
+    touch: bool = False  # a phone: plays by tapping
 
     async def wait_version(self, version: int, timeout: float = 15) -> None:
         await self.page.wait_for_function(
@@ -53,11 +55,22 @@ class Player:
         self.clock_notes.extend(note for note in notes if note)
 
 
-async def open_player(browser: Browser, server: ServerProcess, width: int = 1280) -> Player:
-    """A new browser context; the player registers through the login page and lands in the lobby."""
-    context = await browser.new_context(viewport={"width": width, "height": 1000})
+async def open_player(
+    browser: Browser, server: ServerProcess, width: int = 1280, phone: tuple[int, int] | None = None
+) -> Player:
+    """A new browser context; the player registers through the login page and lands in the lobby.
+    ``phone``: a touch phone's screen (width, height) in Playwright's mobile emulation."""
+    if phone is None:
+        context = await browser.new_context(viewport={"width": width, "height": 1000})
+    else:
+        context = await browser.new_context(
+            viewport={"width": phone[0], "height": phone[1]},
+            screen={"width": phone[0], "height": phone[1]},
+            is_mobile=True,
+            has_touch=True,
+        )
     page = await context.new_page()
-    player = Player(f"p{secrets.token_hex(3)}", context, page)
+    player = Player(f"p{secrets.token_hex(3)}", context, page, touch=phone is not None)
 
     def on_socket(ws: Any) -> None:
         def received(payload: str | bytes) -> None:
@@ -170,12 +183,12 @@ class Observer:
                 await asyncio.wait_for(self.changed.wait(), min(left, 1))
 
 
-async def click_enabled(page: Page, selector: str) -> bool:
-    """Click the first enabled element matching ``selector``; False if there is none."""
+async def click_enabled(page: Page, selector: str, touch: bool = False) -> bool:
+    """Click (a phone: tap) the first enabled element matching ``selector``; False if there is none."""
     locator = page.locator(f"{selector}:not([disabled]):not([aria-disabled=true])")
     if await locator.count() == 0:
         return False
-    await locator.first.click()
+    await (locator.first.tap() if touch else locator.first.click())
     return True
 
 
@@ -188,43 +201,44 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
     bidder invites the dealer to misère, the dealer accepts).
     """
     page = player.page
+    touch = player.touch
     deal = view["deal"]
     phase = view["phase"]
     nobody_bid = all(bid is None for _, bid in deal["auction"])
     if phase == "bidding":
-        if plan == "invite" and nobody_bid and await click_enabled(page, '[data-action="invite"]'):
+        if plan == "invite" and nobody_bid and await click_enabled(page, '[data-action="invite"]', touch):
             return "invite"
         wanted = {"game": "6s", "dealer_whist": "6s", "misere": "misere"}.get(plan)
-        if wanted and nobody_bid and await click_enabled(page, f'[data-bid="{wanted}"]'):
+        if wanted and nobody_bid and await click_enabled(page, f'[data-bid="{wanted}"]', touch):
             return f"bid {wanted}"
-        assert await click_enabled(page, '[data-bid="pass"]'), "pass must always be enabled in bidding"
+        assert await click_enabled(page, '[data-bid="pass"]', touch), "pass must always be enabled in bidding"
         return "pass"
     if phase == "dealer_invitation":
         answer = "accept" if plan == "invite" else "decline"
-        assert await click_enabled(page, f'[data-action="{answer}"]')
+        assert await click_enabled(page, f'[data-action="{answer}"]', touch)
         return answer
     if phase == "discard":
         hand = page.locator(f'[data-hand-seat="{player.seat}"] button[data-card]:not([aria-disabled=true])')
         assert await hand.count() == 12
-        await hand.nth(0).click()
-        await hand.nth(1).click()
-        assert await click_enabled(page, '[data-action="discard"]')
+        for card in (hand.nth(0), hand.nth(1)):
+            await (card.tap() if touch else card.click())
+        assert await click_enabled(page, '[data-action="discard"]', touch)
         return "discard"
     if phase == "contract":
-        assert await click_enabled(page, "[data-contract]")
+        assert await click_enabled(page, "[data-contract]", touch)
         return "contract"
     if phase == "whisting":
         whisted = any(call == "whist" for _, call in deal["calls"])
         dealer = view["seats"] == 4 and view["dealer"] == player.seat
-        if plan == "dealer_whist" and dealer and await click_enabled(page, '[data-action="look"]'):
+        if plan == "dealer_whist" and dealer and await click_enabled(page, '[data-action="look"]', touch):
             return "look"  # §4.8: the dealer may look at one defender's hand before answering
         want = ("whist" if dealer else "pass") if plan == "dealer_whist" else ("pass" if whisted else "whist")
-        if await click_enabled(page, f'[data-call="{want}"]'):
+        if await click_enabled(page, f'[data-call="{want}"]', touch):
             return want
-        assert await click_enabled(page, "[data-call]")
+        assert await click_enabled(page, "[data-call]", touch)
         return "whist call"
     if phase == "play_mode":
-        assert await click_enabled(page, '[data-play="open"]')
+        assert await click_enabled(page, '[data-play="open"]', touch)
         return "open"
     if phase == "play":
         cards = page.locator("[data-hand-seat] button[data-card]:not([aria-disabled=true])")
@@ -235,6 +249,12 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
         except PlaywrightTimeout:
             link = await page.get_attribute("[data-table]", "data-connection")
             raise AssertionError(f"no playable card (the page's connection: {link})") from None
+        if touch:  # the first tap lifts the card, the second plays it
+            card = cards.first
+            await card.tap()
+            await page.wait_for_selector("[data-hand-seat] button[data-card][aria-pressed=true]")
+            await page.locator("[data-hand-seat] button[data-card][aria-pressed=true]").tap()
+            return "card (two taps)"
         if plan == "misere":  # the keyboard: arrows move between the playable cards, Enter plays
             await cards.first.focus()
             await page.keyboard.press("ArrowRight")
@@ -247,9 +267,16 @@ async def act(player: Player, view: dict[str, Any], plan: str) -> str:
 
 
 async def play_deal(
-    players: list[Player], observer: Observer, plan: str, shots: Path | None = None, max_steps: int = 120
+    players: list[Player],
+    observer: Observer,
+    plan: str,
+    shots: Path | None = None,
+    max_steps: int = 120,
+    *,
+    each_step: Callable[[Player, dict[str, Any]], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
-    """Play one deal to its end by clicking; returns the deal's ``deal_over`` event (result, record)."""
+    """Play one deal to its end by clicking; returns the deal's ``deal_over`` event (result, record).
+    ``each_step`` is awaited with the acting player and the view before each move."""
     ends = len(observer.deal_overs)
     shot_phases: set[str] = set()
     for _ in range(max_steps):
@@ -270,6 +297,8 @@ async def play_deal(
             name = f"deal{view['deal_number']}-{plan}-{view['phase']}-seat{seat}.png"
             await player.page.screenshot(path=str(shots / name))
         await player.page.wait_for_selector(f'[data-seat="{seat}"][data-turn="true"]')
+        if each_step is not None:
+            await each_step(player, view)
         await act(player, view, plan)
         await observer.wait(lambda s, v=state["v"]: s["v"] > v)
     raise AssertionError(f"the deal did not end in {max_steps} steps")

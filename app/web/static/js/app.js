@@ -32,6 +32,7 @@ const ROUTES = [
   [/^#\/export\/(\d+)$/, () => import("./pages/export.js")],
   [/^#\/import$/, () => import("./pages/import.js")],
   [/^#\/stats\/([^/]+)$/, () => import("./pages/stats.js")],
+  [/^#\/moderation$/, () => import("./pages/moderation.js")],
   [/^#\/lobby$/, () => import("./pages/lobby.js")],
 ];
 
@@ -68,6 +69,7 @@ function renderNav() {
           user.role === "operator" || user.role === "admin" ? h("a", { href: "#/operator", "data-nav": "operator" }, t("nav_operator")) : null,
           user.role === "admin" ? h("a", { href: "#/admin", "data-nav": "admin" }, t("nav_admin")) : null,
           user.role === "admin" ? h("a", { href: "#/admin/appeals", "data-nav": "appeals" }, t("appeals")) : null,
+          user.role === "operator" || user.role === "admin" ? h("a", { href: "#/moderation", "data-nav": "moderation" }, t("nav_moderation")) : null,
           h("span", { class: "whoami", "data-user": user.name }, user.name),
           h("button", { type: "button", "data-action": "logout", onclick: async () => { await signOut(); location.hash = "#/login"; } }, t("logout")),
         ]

@@ -23,9 +23,9 @@ export function cardText(card) {
   return rankText(rankOf(card)) + SUIT_SYMBOL[suitOf(card)];
 }
 
-/** Spoken label, e.g. "туз пик" / "ace spades". @param {string} card */
+/** Spoken label, e.g. "десятка пик" / "ten of spades". @param {string} card */
 export function cardLabel(card) {
-  return `${t(`rank_${rankOf(card)}`)} ${t(`suit_${suitOf(card)}`)} (${cardText(card)})`;
+  return t("card_label", { rank: t(`card_rank_${rankOf(card)}`), suit: t(`suit_of_${suitOf(card)}`) });
 }
 
 /** Sorted by suit (♠ ♦ ♣ ♥), high to low within a suit. @param {string[]} cards */
@@ -43,6 +43,15 @@ export function bidText(bid) {
   const noTalon = bid.endsWith("-nt");
   const body = noTalon ? bid.slice(0, -3) : bid;
   const base = body === "misere" ? t("misere") : `${body.slice(0, -1)}${SUIT_SYMBOL[body.slice(-1)]}`;
+  return noTalon ? `${base} ${t("without_talon")}` : base;
+}
+
+/** Spoken bid, e.g. "семь червей" / "seven hearts", "мизер без прикупа". @param {string | null} bid */
+export function bidLabel(bid) {
+  if (!bid) return "";
+  const noTalon = bid.endsWith("-nt");
+  const body = noTalon ? bid.slice(0, -3) : bid;
+  const base = body === "misere" ? t("misere") : t("bid_label", { level: t(`level_${body.slice(0, -1)}`), suit: t(`suit_of_${body.slice(-1)}`) });
   return noTalon ? `${base} ${t("without_talon")}` : base;
 }
 

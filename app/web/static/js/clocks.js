@@ -98,8 +98,11 @@ function Clock({ clocks, seat, name }) {
       role: "timer",
       "aria-label": t("clock_of", { name }),
     },
-    h("span", { class: "deal", title: t("time_deal"), "aria-label": t("time_deal") }, formatMs(left.deal)),
-    h("span", { class: "reserve", title: t("time_reserve"), "aria-label": t("time_reserve") }, formatMs(left.reserve)),
+    // Named for screen readers by hidden words beside the figures (a span may not carry aria-label).
+    h("span", { class: "visually-hidden" }, `${t("time_deal")} `),
+    h("span", { class: "deal", title: t("time_deal") }, formatMs(left.deal)),
+    h("span", { class: "visually-hidden" }, ` ${t("time_reserve")} `),
+    h("span", { class: "reserve", title: t("time_reserve") }, formatMs(left.reserve)),
     h("span", { class: "note", "aria-live": "polite" }, clocks.note(seat)),
   );
 }

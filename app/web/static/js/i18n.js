@@ -38,3 +38,23 @@ export function onLangChange(listener) {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
+
+/**
+ * The text for a counted noun, in the plural form the language's rules choose for `n` (the browser's
+ * `Intl.PluralRules`): the dictionaries hold `KEY_one`, `KEY_few`, `KEY_many`, `KEY_other` as the
+ * language needs (Russian: 1 взятка, 2 взятки, 5 взяток; English: 1 trick, 2 tricks). `{n}` is the count.
+ * @param {string} key
+ * @param {number} n
+ * @param {Record<string, string | number>} [params]
+ */
+export function tn(key, n, params = {}) {
+  const dict = DICTS[lang()];
+  const form = new Intl.PluralRules(lang()).select(n);
+  const chosen = [`${key}_${form}`, `${key}_other`, `${key}_many`].find((k) => k in dict) ?? `${key}_other`;
+  return t(chosen, { n, ...params });
+}
+
+/** A signed amount: "+4", "−4" (the minus sign, never "+-4"), "0". @param {number} n */
+export function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "0";
+}

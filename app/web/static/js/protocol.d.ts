@@ -18,6 +18,49 @@ export interface ActionMessage {
   type: "action";
 }
 
+/**
+ * One table chat message (issue 22 §4): plain text (never HTML), or a preset's key (``preset``) that
+ * each page shows in its own language.
+ */
+export interface ChatEntry {
+  at: number;
+  channel: string;
+  id: number;
+  preset?: string | null;
+  seat: number | null;
+  text: string;
+  user: string;
+}
+
+/**
+ * A new chat message at the table, sent only to the connections that may read its channel (the
+ * spectators' channel never to a seated player) and not to those who muted its writer.
+ */
+export interface ChatFrame {
+  message: ChatEntry;
+  table: number;
+  type?: "chat";
+}
+
+/**
+ * To the muted user: a moderator muted him in this room (``site_wide`` false) or everywhere until
+ * ``until`` (seconds since the epoch).
+ */
+export interface ChatMutedFrame {
+  reason: string;
+  site_wide: boolean;
+  table: number;
+  type?: "chat_muted";
+  until: number;
+}
+
+/** A moderator removed a message: the page drops it. */
+export interface ChatRemovedFrame {
+  id: number;
+  table: number;
+  type?: "chat_removed";
+}
+
 export interface ErrorMessage {
   code: string;
   message: string;
@@ -110,7 +153,7 @@ export interface UpdateMessage {
 export type ClientMessage = ActionMessage | PingMessage | ResyncMessage;
 
 /** Every server message. */
-export type ServerMessage = AckMessage | ErrorMessage | PongMessage | PresenceMessage | SnapshotMessage | UpdateMessage;
+export type ServerMessage = AckMessage | ChatFrame | ChatMutedFrame | ChatRemovedFrame | ErrorMessage | PongMessage | PresenceMessage | SnapshotMessage | UpdateMessage;
 
 /**
  * The error codes the protocol documents (`error_codes`):

@@ -79,6 +79,11 @@ function figures(/** @type {Entry[]} */ entries, /** @type {number} */ x, /** @t
   return h("text", { class: cls, ...along(x, y, rotate) }, ...parts);
 }
 
+/** A name cut to `max` characters ("Alexandr…"). @param {string} name @param {number} max */
+function clip(name, max) {
+  return name.length > max ? `${name.slice(0, max - 1)}…` : name;
+}
+
 /** Centred text at (x, y), turned to run along its side. */
 function along(/** @type {number} */ x, /** @type {number} */ y, /** @type {number} */ rotate) {
   const [fx, fy] = [x.toFixed(1), y.toFixed(1)];
@@ -124,7 +129,14 @@ function SheetFigure({ sheet, names, mini }) {
       return h(
         "g",
         { class: "whists", "data-whists-on": j },
-        h("text", { class: "on", ...along(lx, ly, rotate) }, t("whists_on", { name: names[j] ?? String(j) })),
+        // "on Anna" under each whist column, short enough to stay apart (3 columns a side at 4 seats); the
+        // full words in its title.
+        h(
+          "text",
+          { class: "on", ...along(lx, ly, rotate) },
+          h("title", {}, t("whists_on", { name: names[j] ?? String(j) })),
+          t("whists_on_short", { name: clip(names[j] ?? String(j), n === 4 ? 8 : 14) }),
+        ),
         figures(cols.whists[seat][j], fx, fy, rotate, sheet, "figure"),
       );
     });
@@ -174,26 +186,46 @@ export function sheetElement(sheet, names, options = {}) {
   return h(SheetFigure, { sheet, names, mini: options.mini });
 }
 
+/** A settled figure with its sign: "+12", "−12.50" (a true minus), "0". @param {number | string} v */
+function settled(v) {
+  const text = String(v);
+  if (text.startsWith("-")) return `\u2212${text.slice(1)}`;
+  return Number(text) > 0 ? `+${text}` : text;
+}
+
 /**
- * The settlement in variant 1 and 2 and money at the stake.
+ * The settlement (mountain, variant 1, variant 2, money at the stake), one row per player: four short
+ * columns whatever the number of players, so it fits a phone's width and the table page's side column
+ * without scrolling (issue 22 §1.4).
  * @param {any} settlement
  * @param {string[]} names
  */
 export function settlementElement(settlement, names) {
-  const row = (/** @type {string} */ key, /** @type {any[]} */ values) =>
-    h("tr", {}, h("th", { scope: "row" }, t(key)), ...values.map((v) => h("td", {}, String(v))));
+  const columns = ["mountains", "variant1", "variant2", "money"];
+  const headers = { mountains: "mountain", variant1: "variant1", variant2: "variant2", money: "money" };
   return h(
     "table",
     { class: "settlement", "data-settlement": "" },
     h("caption", {}, t("settlement")),
-    h("thead", {}, h("tr", {}, h("th", {}, t("player")), ...names.map((name) => h("th", { scope: "col" }, name)))),
+    h(
+      "thead",
+      {},
+      h("tr", {}, h("th", { scope: "col" }, t("player")), ...columns.map((c) => h("th", { scope: "col" }, t(/** @type {Record<string, string>} */ (headers)[c])))),
+    ),
     h(
       "tbody",
       {},
-      row("mountain", settlement.mountains ?? []),
-      row("variant1", settlement.variant1 ?? []),
-      row("variant2", settlement.variant2 ?? []),
-      row("money", settlement.money ?? []),
+      ...names.map((name, seat) =>
+        h(
+          "tr",
+          { "data-settlement-seat": seat },
+          h("th", { scope: "row" }, name),
+          ...columns.map((c) => {
+            const value = settlement[c]?.[seat] ?? "";
+            return h("td", {}, c === "mountains" ? String(value) : settled(value));
+          }),
+        ),
+      ),
     ),
   );
 }

@@ -25,6 +25,7 @@
  *   onLink: (link: Link) => void,
  *   onRefused: (code: string, message: string) => void,
  *   onFatal: (code: string, message: string) => void,
+ *   onChat?: (frame: import("./protocol").ChatFrame | import("./protocol").ChatRemovedFrame | import("./protocol").ChatMutedFrame) => void,
  * }} Handlers
  */
 
@@ -200,6 +201,11 @@ export class TableSocket {
         if (frame.seq === undefined || frame.seq === null || frame.seq === this.pending) this.pending = null;
         this.handlers.onRefused(frame.code, frame.message);
         if (this.state) this.handlers.onState(this.state, frame);
+        break;
+      case "chat":
+      case "chat_removed":
+      case "chat_muted":
+        this.handlers.onChat?.(frame);
         break;
       default:
         break;

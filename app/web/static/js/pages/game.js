@@ -5,7 +5,7 @@ import { draw, h } from "../dom.js";
 import { t, onLangChange } from "../i18n.js";
 import { rt } from "../ratings.js";
 import { sheetElement, settlementElement } from "../sheet.js";
-import { resultWords } from "../table/dealend.js";
+import { lineWords, resultWords } from "../words.js";
 
 /** @param {HTMLElement} root @param {string[]} params */
 export function mount(root, params) {
@@ -50,6 +50,11 @@ export function mount(root, params) {
             ),
           ),
         ),
+        // Every entry of the sheet in words, the timeout penalties, awards and sanctions included.
+        sheet?.history?.length ? h("h2", {}, t("sheet_lines")) : null,
+        sheet?.history?.length
+          ? h("ol", { class: "sheet-lines" }, ...sheet.history.map((/** @type {any} */ line, /** @type {number} */ k) => h("li", { "data-sheet-line": k }, lineWords(line, name))))
+          : null,
       ),
       root,
     );

@@ -3,8 +3,9 @@
  * no seats offered (the server refuses them anyway). */
 import { call } from "../api.js";
 import { draw, h } from "../dom.js";
-import { t, onLangChange } from "../i18n.js";
+import { t, tn, onLangChange } from "../i18n.js";
 import { ratingBadge, rt } from "../ratings.js";
+import { rulesElement } from "../rules.js";
 
 /**
  * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
@@ -54,7 +55,7 @@ export function mount(root) {
     return h(
       "li",
       { key: table.id, class: "table-card", "data-lobby-table": table.id, "data-status": table.status },
-      h("h3", {}, `${t("table")} ${table.id} · ${t("seats_n", { n: table.seats })} · `, h("span", { class: `status ${table.status}` }, t(`status_${table.status}`))),
+      h("h3", {}, `${t("table")} ${table.id} · ${tn("players", table.seats)} · `, h("span", { class: `status ${table.status}` }, t(`status_${table.status}`))),
       h(
         "ul",
         { class: "lobby-seats" },
@@ -62,7 +63,7 @@ export function mount(root) {
           h(
             "li",
             { "data-lobby-seat": p.seat },
-            h("span", { class: `dot ${p.connected ? "on" : "off"}`, "aria-label": t(p.connected ? "online" : "offline") }),
+            h("span", { class: `dot ${p.connected ? "on" : "off"}`, role: "img", "aria-label": t(p.connected ? "online" : "offline") }),
             p.robot ? h("span", { "data-robot": p.robot, title: t("robot") }, `🤖 ${p.robot}`) : p.user ?? t("free_seat"),
             p.user && !p.robot ? ratingBadge(ratings[String(p.seat)]) : null,
             !p.user && table.status === "waiting" && room.may_sit
@@ -90,6 +91,7 @@ export function mount(root) {
             { key: room.id, class: "room", "data-room": room.id, "data-private": String(room.private), "data-may-sit": String(room.may_sit) },
             h("h2", {}, room.name, room.private ? h("span", { class: "badge private" }, t("private")) : null),
             room.may_sit ? null : h("p", { class: "hint", "data-invite-only": room.id }, t("invite_only")),
+            rulesElement(room, { robots: tables.reduce((n, table) => n + table.players.filter((p) => p.robot).length, 0) }),
             h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table, extras?.tables[String(table.id)], extras?.broadcast))),
           ),
         ),

@@ -4,7 +4,7 @@
  * and invite links (docs/web.md). */
 import { call, session, ApiError } from "../api.js";
 import { draw, h } from "../dom.js";
-import { t, onLangChange } from "../i18n.js";
+import { t, tn, onLangChange } from "../i18n.js";
 import { RoomSettingsPanel } from "../room_settings.js";
 
 /** Convention fields offered as inputs; any other field goes in "more overrides" (JSON). */
@@ -210,7 +210,7 @@ export function mount(root) {
                   "li",
                   { "data-link": link.id, "data-revoked": String(link.revoked_at !== null) },
                   h("input", { readonly: true, "aria-label": t("op_invite_link"), "data-invite-link": link.id, value: `${location.origin}${link.path}`, size: 60, onfocus: (/** @type {Event} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }),
-                  ` · ${t("op_link_uses", { n: link.uses })}`,
+                  ` · ${tn("link_uses", link.uses)}`,
                   link.revoked_at !== null
                     ? ` · ${t("op_link_revoked")}`
                     : h("button", { type: "button", "data-action": "revoke-link", "data-link": link.id, onclick: () => privacyCall(room.id, "revoke", "POST", `${base}/links/${link.id}/revoke`) }, t("op_revoke_link")),

@@ -15,6 +15,8 @@ import { auctionElement, biddingElement } from "../table/bidding.js";
 import { captainElement } from "../table/captain.js";
 import { judgeCallElement } from "../table/judgecall.js";
 import { claimElement } from "../table/claim.js";
+import { ChatStore, chatElement } from "../table/chat.js";
+import { TurnAlerts, alertSettings, turnBanner } from "../table/glance.js";
 import { dealEndElement } from "../table/dealend.js";
 import { declarerElement } from "../table/declarer.js";
 import { handElement } from "../table/hand.js";
@@ -46,7 +48,13 @@ export function mount(root, params) {
     noticeCode: "", // the server's code behind the notice (data-notice-code: tests and styles read it)
     wasMyTurn: false,
     substitute: "", // the name typed for "replace me by"
+    chatDraft: "", // the chat message being typed
+    sheetLarge: false, // the sheet shown large across the page
+    /** @type {string | null} a touch screen's card tapped once (a second tap plays it) */
+    armed: null,
   };
+  const chat = new ChatStore(tableId, () => render());
+  const alerts = new TurnAlerts();
 
   const socket = new TableSocket(tableId, {
     onState: (state, frame) => {
@@ -55,14 +63,19 @@ export function mount(root, params) {
         const seated = frame.events.some((e) => e.kind === "seated" && e.data.user === user.name);
         if (seated) socket.resync();
       }
+      if (frame.type === "snapshot") chat.load(); // on (re)connection: what was said meanwhile
       if (frame.type === "snapshot" || frame.type === "update") {
         noteDealEnd(state, frame);
         clocks.update(state.clock, state.receivedAt);
-        if (frame.type === "update") ui.notice = ui.noticeCode = "";
+        if (frame.type === "update") {
+          ui.notice = ui.noticeCode = "";
+          ui.armed = null;
+        }
       }
       render();
     },
     onLink: () => render(),
+    onChat: (frame) => chat.receive(frame),
     onRefused: (code, message) => {
       ui.noticeCode = code;
       ui.notice = code === "offline" ? t("offline_refused") : t("refused", { msg: message || code });
@@ -91,20 +104,24 @@ export function mount(root, params) {
    */
   function noteDealEnd(state, frame) {
     const view = state.view;
-    const lines = /** @type {any[]} */ (frame.sheet?.history ?? []).filter((line) => line.result);
+    const history = /** @type {any[]} */ (frame.sheet?.history ?? []);
+    const lines = history.filter((line) => line.result);
     const lineFor = (/** @type {any} */ result) => {
       const line = lines[lines.length - 1];
       return line && line.result.type === result.type ? line : null;
     };
+    // The timeout penalty (RULES §5.8) is its own line, written after the deal that ran out.
+    const last = history.lastIndexOf(lines[lines.length - 1]);
+    const after = history.slice(last + 1).filter((line) => line.kind === "timeout");
     const ends = /** @type {any[]} */ (frame.type === "update" ? frame.events : []).filter((e) => e.kind === "deal_over");
     const end = ends[ends.length - 1];
     if (end) {
       // The view is already the next deal's unless the table stopped at this deal's end.
       const next = view && !["deal_over", "awaiting_deal", "interrupted"].includes(view.phase);
       const dealNumber = (view?.deal_number ?? 1) - (next ? 1 : 0);
-      ui.lastDeal = { number: dealNumber, result: end.data.result, record: end.data.record, line: lineFor(end.data.result) };
+      ui.lastDeal = { number: dealNumber, result: end.data.result, record: end.data.record, line: lineFor(end.data.result), after };
     } else if (view?.phase === "deal_over" && view.result && ui.lastDeal?.number !== view.deal_number) {
-      ui.lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: lineFor(view.result) };
+      ui.lastDeal = { number: view.deal_number, result: view.result, record: view.record, line: lineFor(view.result), after };
     }
     if (view?.phase !== "discard") ui.selected.clear(); // a selection only lives through one discard
   }
@@ -134,7 +151,7 @@ export function mount(root, params) {
     const state = socket.state;
     draw(view(state), root);
     const mine = Boolean(state && state.legal.length && state.status === "playing");
-    if (mine && !ui.wasMyTurn) yourTurn();
+    if (mine && !ui.wasMyTurn) alerts.yourTurn(`${t("your_turn")} — ${t("table")} ${tableId}`);
     ui.wasMyTurn = mine;
     document.title = mine ? `● ${t("your_turn")} — ${title}` : title;
   }
@@ -191,6 +208,12 @@ export function mount(root, params) {
         render();
       },
       clocks,
+      touch: matchMedia("(pointer: coarse)").matches,
+      armed: ui.armed,
+      arm: (card) => {
+        ui.armed = card;
+        render();
+      },
       sit: (seat) => seatCall("sit", { seat }),
       leave: () => seatCall("leave", {}),
     };
@@ -232,6 +255,7 @@ export function mount(root, params) {
       h(
         "div",
         { class: "felt" },
+        turnBanner(Boolean(playing && v.to_act === state.seat && state.seat !== null), v?.phase ?? ""),
         h("div", { class: "opponents" }, ...others.map((s) => seatElement(model, s))),
         centreElement(model),
         playing && (v.phase === "bidding" || v.phase === "dealer_invitation") ? biddingElement(model) : null,
@@ -246,7 +270,6 @@ export function mount(root, params) {
       h(
         "aside",
         { class: "side" },
-        over,
         lifeElement({
           life: state.life ?? null,
           status: state.status,
@@ -262,10 +285,25 @@ export function mount(root, params) {
         }),
         dealEndElement(model),
         auctionElement(model),
-        state.sheet ? sheetElement(state.sheet, model.names, { mini: true }) : null,
+        state.sheet && !ui.sheetLarge ? sheetElement(state.sheet, model.names, { mini: true }) : null,
+        state.sheet
+          ? h("button", { type: "button", "data-action": "sheet-large", "aria-pressed": String(ui.sheetLarge), onclick: () => { ui.sheetLarge = !ui.sheetLarge; render(); } }, t(ui.sheetLarge ? "sheet_small" : "sheet_large"))
+          : null,
+        alertSettings(alerts, render),
+        chat.loaded ? chatElement(chat, state, { draft: ui.chatDraft, setDraft: (text) => { ui.chatDraft = text; render(); } }) : null,
       ),
     );
-    return [status, layout];
+    // The game's end spans the page (its settlement never squeezed into the side column: issue 22 §1.4).
+    const large =
+      state.sheet && ui.sheetLarge
+        ? h(
+            "section",
+            { class: "sheet-large", "data-sheet-large": "", "aria-label": t("sheet") },
+            h("button", { type: "button", class: "sheet-close", "data-action": "sheet-close", onclick: () => { ui.sheetLarge = false; render(); } }, t("close")),
+            sheetElement(state.sheet, model.names),
+          )
+        : null;
+    return [status, over, large, layout];
   }
 
   /** Sit down or leave (REST), then take the connection's new seat from a fresh snapshot. */
@@ -292,22 +330,6 @@ export function mount(root, params) {
       ui.notice = t("refused", { msg: String(/** @type {Error} */ (exc).message) });
     }
     render();
-  }
-
-  function yourTurn() {
-    try {
-      const audio = new AudioContext();
-      const tone = audio.createOscillator();
-      const gain = audio.createGain();
-      gain.gain.value = 0.05;
-      tone.frequency.value = 660;
-      tone.connect(gain).connect(audio.destination);
-      tone.start();
-      tone.stop(audio.currentTime + 0.12);
-      tone.onended = () => audio.close();
-    } catch {
-      /* no sound allowed yet (no user gesture): the title still flashes */
-    }
   }
 
   const ratings = tableRatings(tableId, () => render());

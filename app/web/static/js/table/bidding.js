@@ -1,5 +1,5 @@
 /** The bidding box (only the legal bids enabled), the auction so far, the misère invitation and answer. */
-import { bidText } from "../cards.js";
+import { bidLabel, bidText } from "../cards.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { actionButton, legalOf, nameOf } from "./model.js";
@@ -16,9 +16,9 @@ export function biddingElement(model) {
   const pass = legalOf(model, "pass")[0];
   const highest = deal?.highest ?? null;
   const hold = highest && bids.has(highest) ? bids.get(highest) : undefined;
-  /** @param {string} key @param {any} action @param {string} label @param {string} [cls] */
-  const button = (key, action, label, cls = "") =>
-    actionButton(model, action, { key, class: `bid ${cls}`, "data-bid": key, "aria-label": label }, label);
+  /** @param {string} key @param {any} action @param {string} label @param {string} [cls] @param {string} [spoken] */
+  const button = (key, action, label, cls = "", spoken = label) =>
+    actionButton(model, action, { key, class: `bid ${cls}`, "data-bid": key, "aria-label": spoken }, label);
   /** @param {boolean} noTalon */
   const grid = (noTalon) =>
     h(
@@ -29,7 +29,7 @@ export function biddingElement(model) {
           const key = `${level}${strain}${noTalon ? "-nt" : ""}`;
           // The highest bid is repeated only as "hold" (здесь).
           const action = key === highest ? undefined : bids.get(key);
-          return button(key, action, bidText(key), `strain-${strain}`);
+          return button(key, action, bidText(key), `strain-${strain}`, bidLabel(key));
         }),
       ),
     );
@@ -44,7 +44,7 @@ export function biddingElement(model) {
       "div",
       { class: "bid-row" },
       button("pass", pass, t("pass"), "pass"),
-      button("hold", hold, highest ? `${t("hold")} (${bidText(highest)})` : t("hold"), "hold"),
+      button("hold", hold, highest ? `${t("hold")} (${bidText(highest)})` : t("hold"), "hold", highest ? `${t("hold")}: ${bidLabel(highest)}` : t("hold")),
       button("misere", bids.get("misere"), t("misere"), "misere"),
       button("misere-nt", bids.get("misere-nt"), `${t("misere")} ${t("without_talon")}`, "misere"),
     ),

@@ -1,5 +1,5 @@
 /** The declarer's choices: discard two cards (select, then confirm), name the contract or zastrel. */
-import { bidText } from "../cards.js";
+import { bidLabel, bidText } from "../cards.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { actionButton, legalOf } from "./model.js";
@@ -32,7 +32,7 @@ export function declarerElement(model) {
         "div",
         { class: "bid-grid contracts", role: "group", "aria-label": t("contract") },
         ...contracts.map((a) =>
-          actionButton(model, a, { key: a.contract, class: `bid strain-${a.contract.replace("-nt", "").slice(-1)}`, "data-contract": a.contract }, bidText(a.contract)),
+          actionButton(model, a, { key: a.contract, class: `bid strain-${a.contract.replace("-nt", "").slice(-1)}`, "data-contract": a.contract, "aria-label": bidLabel(a.contract) }, bidText(a.contract)),
         ),
       ),
       zastrel ? actionButton(model, zastrel, { "data-action": "zastrel" }, t("zastrel")) : null,

@@ -28,7 +28,11 @@ export function handElement(model, seat, cards) {
       });
     }
     const play = plays.get(card);
-    if (play && model.canAct) return cardElement(card, { onClick: () => model.act(play), owner });
+    if (play && model.canAct) {
+      // A touch screen: the first tap lifts the card, a second tap on it plays it (a slip plays nothing).
+      if (model.touch) return cardElement(card, { selected: model.armed === card, onClick: () => (model.armed === card ? model.act(play) : model.arm(card)), owner });
+      return cardElement(card, { onClick: () => model.act(play), owner });
+    }
     // Own cards (and any hand the seat plays from) stay buttons a keyboard reaches, inert until playable,
     // so the hand reads the same whether or not it is our turn, and focus stays on a card across frames.
     return own || plays.size ? cardElement(card, { inactive: true, owner }) : cardElement(card, { owner });

@@ -12,12 +12,15 @@ import { h } from "../dom.js";
  *   act: (action: any) => void,
  *   selected: Set<string>,
  *   toggle: (card: string) => void,
- *   lastDeal: {number: number, result: any, record: any, line: any} | null,
+ *   lastDeal: {number: number, result: any, record: any, line: any, after?: any[]} | null,
  *   noTalonOpen: boolean,
  *   setNoTalonOpen: (open: boolean) => void,
  *   clocks: import("../clocks.js").Clocks,
  *   sit: (seat: number) => void,
  *   leave: () => void,
+ *   touch?: boolean,
+ *   armed?: string | null,
+ *   arm: (card: string) => void,
  * }} Model
  */
 

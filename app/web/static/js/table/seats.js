@@ -2,7 +2,7 @@
 import { cardBack } from "../cards.js";
 import { clockElement } from "../clocks.js";
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { t, tn } from "../i18n.js";
 import { handElement } from "./hand.js";
 import { nameOf } from "./model.js";
 
@@ -42,7 +42,7 @@ export function seatElement(model, seat) {
     h(
       "header",
       {},
-      h("span", { class: `dot ${info?.connected ? "on" : "off"}`, title: t(info?.connected ? "online" : "offline"), "aria-label": t(info?.connected ? "online" : "offline") }),
+      h("span", { class: `dot ${info?.connected ? "on" : "off"}`, role: "img", title: t(info?.connected ? "online" : "offline"), "aria-label": t(info?.connected ? "online" : "offline") }),
       h("strong", { class: "name" }, name + (own ? ` (${t("you")})` : "")),
       ...badges,
       waitingSeatControl(model, seat),
@@ -50,8 +50,8 @@ export function seatElement(model, seat) {
     h(
       "div",
       { class: "seat-info" },
-      size !== undefined ? h("span", { "data-card-count": size }, t("cards_n", { n: size })) : null,
-      deal?.taken?.[String(seat)] !== undefined ? h("span", {}, t("tricks_n", { n: deal.taken[String(seat)] })) : null,
+      size !== undefined ? h("span", { "data-card-count": size }, tn("cards", size)) : null,
+      deal?.taken?.[String(seat)] !== undefined ? h("span", {}, tn("tricks", deal.taken[String(seat)])) : null,
       clockElement(model.clocks, seat, name),
     ),
     own ? null : shown ? handElement(model, seat, shown) : size ? h("div", { class: "backs", "aria-hidden": "true" }, ...Array.from({ length: Math.min(size, 12) }, () => cardBack())) : null,

@@ -25,11 +25,11 @@ export function centreElement(model) {
     { class: "centre", "aria-label": t("trick") },
     h(
       "div",
-      { class: "talon", "data-talon": "", "aria-label": t("talon") },
+      { class: "talon", "data-talon": "", role: "group", "aria-label": t("talon") },
       h("span", { class: "label" }, deal?.allpass ? t("allpass") : t("talon")),
       ...talon.map((card) => cardElement(card, { owner: t("talon") })),
     ),
-    h("div", { class: "trick", "data-trick": "", "aria-label": t("trick"), "aria-live": "polite" }, ...trickCards(model, deal?.trick ?? [])),
-    h("div", { class: "last-trick", "data-last-trick": "", "aria-label": t("last_trick") }, h("span", { class: "label" }, t("last_trick")), ...trickCards(model, deal?.last_trick ?? [])),
+    h("div", { class: "trick", "data-trick": "", role: "group", "aria-label": t("trick"), "aria-live": "polite" }, ...trickCards(model, deal?.trick ?? [])),
+    h("div", { class: "last-trick", "data-last-trick": "", role: "group", "aria-label": t("last_trick") }, h("span", { class: "label" }, t("last_trick")), ...trickCards(model, deal?.last_trick ?? [])),
   );
 }
