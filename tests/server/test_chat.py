@@ -119,7 +119,6 @@ async def test_chat_channels_limits_moderation_and_audit(server: ServerProcess) 
         assert settings == {
             "room": room["id"],
             "closed_in_deals": True,
-            "tournament": False,
             "retention_days": 7,
         }
         closed = await players[0].call("GET", chat)

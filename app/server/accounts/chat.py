@@ -15,6 +15,7 @@ from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import ChatIgnore, ChatMessage, ChatMute, ChatReport, GameTable, Room, TableSeat, User
+from app.engine.conventions import Conventions
 from app.protocol.codes import ErrorCode
 from app.protocol.messages import ChatEntry, ChatFrame, ChatMutedFrame, ChatRemovedFrame
 from app.server.accounts.privacy import require_watch
@@ -23,21 +24,21 @@ from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.table.chat import PRESETS, Channel, ChatTextError, channel_for, clean_text, may_read
 from app.table.chat import players_chat_open as open_by_rule
+from app.tournament import is_tournament_table
 
 DAY_S = 86_400.0
 HISTORY_LIMIT = 200  # messages a page loads with the table (the newest)
 
 
-def tournament_room(room: Room) -> bool:
-    """Whether the room runs a tournament (RULES §9). The tournaments' code (helper `tourney`, issue 22
-    §4) plugs its test in here; until then no room is one."""
-    return False
+def tournament_table(table: GameTable) -> bool:
+    """Whether a tournament seated the table (RULES §9): its stored conventions carry the mark."""
+    return is_tournament_table(Conventions.model_validate(table.conventions))
 
 
-def chat_closed_in_deals(room: Room) -> bool:
-    """Seed 002: in a tournament room, and in a room that chose it, the players' chat is closed during
+def chat_closed_in_deals(room: Room, table: GameTable) -> bool:
+    """Seed 002: at a tournament's table, and in a room that chose it, the players' chat is closed during
     deals."""
-    return bool(room.chat_closed_in_deals) or tournament_room(room)
+    return bool(room.chat_closed_in_deals) or tournament_table(table)
 
 
 @dataclass(slots=True)
@@ -108,7 +109,7 @@ def players_chat_open(ctx: ServerContext, table: GameTable, room: Room) -> bool:
     phase = None if game is None else game.state.phase.value
     if game is None and status == "playing":
         phase = "play"  # not loaded: count the deal as under way (the strict reading)
-    return open_by_rule(status, phase, chat_closed_in_deals(room))
+    return open_by_rule(status, phase, chat_closed_in_deals(room, table))
 
 
 async def history(ctx: ServerContext, session: AsyncSession, table_id: int, user: User) -> dict[str, Any]:
@@ -143,7 +144,7 @@ async def history(ctx: ServerContext, session: AsyncSession, table_id: int, user
         "table": table_id,
         "channel": channel.value,
         "open": channel is Channel.SPECTATORS or players_chat_open(ctx, table, room),
-        "closed_in_deals": chat_closed_in_deals(room),
+        "closed_in_deals": chat_closed_in_deals(room, table),
         "muted": None if mute is None else _mute_out(mute),
         "ignored": sorted(names),
         "presets": list(PRESETS),

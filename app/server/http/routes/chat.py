@@ -352,7 +352,6 @@ def _room_chat_out(room: Room) -> dict[str, Any]:
     return {
         "room": room.id,
         "closed_in_deals": room.chat_closed_in_deals,
-        "tournament": chat.tournament_room(room),
         "retention_days": room.chat_retention_days,
     }
 
