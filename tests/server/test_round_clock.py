@@ -16,6 +16,7 @@ from sqlalchemy import select
 from app.auth.roles import Role
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.models import GameTable, Room, Tournament, TournamentRound, TournamentTable, User
+from app.protocol.codes import ErrorCode
 from app.server.context import ServerContext
 from app.server.tables.commands import RoundEnd, SeatError
 from app.server.tournaments import round_clock
@@ -43,7 +44,7 @@ class ScriptedTable:
         self.asked.append(straggler)
         if straggler and self.refuse:
             self.refuse -= 1
-            command.reply.set_exception(SeatError("tournament_state", "adjourned"))
+            command.reply.set_exception(SeatError(ErrorCode.TOURNAMENT_STATE, "adjourned"))
             return
         if self.last_deal is None:  # idempotent, as `app.table.step` is: a repeat keeps the first end
             self.last_deal = self.deal if straggler else self.deal + MORE_DEALS
