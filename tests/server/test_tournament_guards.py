@@ -5,6 +5,7 @@ workers, and a round whose seating fails is undone so that it can be drawn again
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -17,12 +18,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.models import (
+    CaptainCallRecord,
     GameTable,
     Room,
     RoomInvite,
     RoomSettings,
     Tournament,
     TournamentAdjustment,
+    TournamentPlayer,
     TournamentRound,
     TournamentTable,
     User,
@@ -31,9 +34,11 @@ from app.engine.conventions import Conventions
 from app.protocol.codes import ErrorCode
 from app.server.context import ServerContext
 from app.server.errors import ApiError
+from app.server.http.routes import captains
 from app.server.http.routes import tournaments as routes
 from app.server.tables.commands import SeatError
 from app.tournament import tournament_conventions
+from app.tournament.captain import CALLS_PER_PULYA, CaptainError
 from app.tournament.judging import Verdict
 from tests.server import test_group_commit as harness
 
@@ -207,3 +212,52 @@ async def test_a_round_whose_seating_fails_is_undone_and_can_be_drawn_again(
     monkeypatch.setattr(routes, "_seat", seat)
     drawn = await _call(world, routes.start_round, world.tournament, user="op", ctx=ctx)
     assert drawn["number"] == 1 and drawn["status"] == "playing" and len(drawn["tables"]) == 2
+
+
+async def test_two_captain_calls_racing_for_the_third_do_not_pass_the_limit(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with world.sessions() as session:
+        tour = await session.get(Tournament, world.tournament)
+        assert tour is not None
+        tour.teams, tour.status = True, "running"
+        for name, role in (("p1", None), ("p2", "captain")):
+            player = TournamentPlayer(tournament_id=tour.id, user_id=world.users[name].id, name=name,
+                                      team="A", team_role=role, registered_at=0.0)  # fmt: skip
+            session.add(player)
+        rnd = TournamentRound(tournament_id=tour.id, number=1, seed=1, draw={}, clock=None, status="playing")
+        table = GameTable(room_id=world.room, seats=3, conventions={}, status="playing", created_at=0.0)
+        session.add_all([rnd, table])
+        await session.flush()
+        session.add(TournamentTable(round_id=rnd.id, number=1, table_id=table.id, players=["p1", "p3", "p4"]))
+        for ordinal in (1, 2):
+            call = CaptainCallRecord(table_id=table.id, seat=0, ordinal=ordinal, caller="p1", captain="p2",
+                                     deal_number=1, started_ms=0)  # fmt: skip
+            session.add(call)
+        await session.commit()
+        table_id = table.id
+    both_counted = asyncio.Barrier(2)
+
+    async def state_after_both_counted(ctx: Any, table_id: int) -> Any:
+        await both_counted.wait()  # each call has counted 2 before either stores its own
+        return SimpleNamespace(deal_number=3)
+
+    def check_count_only(state: Any, seat: int, calls: int, *, team_event: bool) -> None:
+        if calls >= CALLS_PER_PULYA:
+            raise CaptainError("at most 3")
+
+    monkeypatch.setattr(captains, "_state", state_after_both_counted)
+    monkeypatch.setattr(captains, "check_call", check_count_only)
+    ctx = cast(ServerContext, SimpleNamespace(cluster=None, tables={}))
+    results = await asyncio.gather(
+        _call(world, captains.call_captain, table_id, user="p1", ctx=ctx),
+        _call(world, captains.call_captain, table_id, user="p1", ctx=ctx),
+        return_exceptions=True,
+    )
+    made = [r for r in results if isinstance(r, dict)]
+    refused = [r for r in results if isinstance(r, ApiError)]
+    assert len(made) == 1 and made[0]["calls_left"] == 0
+    assert len(refused) == 1 and refused[0].code == ErrorCode.INVALID_JUDGING
+    async with world.sessions() as session:
+        calls = await session.scalar(select(func.count()).select_from(CaptainCallRecord))
+        assert calls == CALLS_PER_PULYA
