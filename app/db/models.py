@@ -372,9 +372,15 @@ class CaptainCallRecord(Base):
     """A player's call of his captain in the auction (RULES.md §9.6), and the one suggestion sent."""
 
     __tablename__ = "captain_calls"
+    # One row per call number at a seat: two calls racing for the same number cannot both be stored, so the
+    # limit of 3 in a pulya holds without a lock (SQLite and PostgreSQL alike).
+    __table_args__ = (
+        Index("uq_captain_calls_table_seat_ordinal", "table_id", "seat", "ordinal", unique=True),
+    )
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id"), index=True)
     seat: Mapped[int] = mapped_column(Integer)
+    ordinal: Mapped[int] = mapped_column(Integer)  # 1, 2, 3: the call's number at this seat of this table
     caller: Mapped[str] = mapped_column(String(64))
     captain: Mapped[str] = mapped_column(String(64), index=True)
     deal_number: Mapped[int] = mapped_column(Integer)

@@ -127,6 +127,11 @@ class ErrorCode(StrEnum):
     TOURNAMENT_STATE = "tournament_state", "the tournament's stage does not allow this now"
     INVALID_DRAW = "invalid_draw", "the registered players cannot be seated (too few)"
     INVALID_JUDGING = "invalid_judging", "the decision or appeal breaks §9.5 (the message says which rule)"
+    TOURNAMENT_ONE_WORKER = "tournament_one_worker", "tournaments run on a server of one worker process only"
+    ROUND_NOT_SEATED = (
+        "round_not_seated",
+        "the round's tables could not be seated; it was undone and may be drawn again",
+    )
 
     # ---- HTTP itself (the framework's and the middleware's refusals)
     BAD_REQUEST = "bad_request", "the request could not be read"

@@ -66,6 +66,8 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.TOURNAMENT_STATE: 409,
     ErrorCode.INVALID_DRAW: 422,
     ErrorCode.INVALID_JUDGING: 422,
+    ErrorCode.TOURNAMENT_ONE_WORKER: 409,
+    ErrorCode.ROUND_NOT_SEATED: 503,
     ErrorCode.TOO_MANY_TABLES: 409,
     ErrorCode.CHAT_CLOSED: 409,
     ErrorCode.CONFLICT: 409,

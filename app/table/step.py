@@ -376,9 +376,14 @@ def _judge(run: _Run, write: Callable[[ScoreSheet], ScoreSheet]) -> Step:
 
 def _end_round(run: _Run, straggler: bool) -> Step:
     """§9.3: "after the current deal, 4 more deals", the last dealer marked on the sheet; a straggler ends
-    after its deal in progress (at once between deals). The pools never end a tournament table (§7.1)."""
+    after its deal in progress (at once between deals). The pools never end a tournament table (§7.1).
+    Idempotent: a table that already ends after a marked deal keeps that end and changes nothing."""
     if run.status is not TableStatus.PLAYING or not run.state.conventions.tournament:
         raise TableRefused(ErrorCode.TOURNAMENT_STATE, "no tournament game is running at this table")
+    if run.sheet.last_deal is not None:
+        # Heard already (the round clock asks again when it lost the answer): nothing changes, and the reply's
+        # sheet tells after which deal the table ends.
+        return run.result()
     state = run.state
     current = state.deal_number
     last = current if straggler else current + MORE_DEALS

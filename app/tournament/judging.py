@@ -5,7 +5,8 @@ seed 002's −100 for arguing with the judge; each adjustment records the judge,
 The §11 sanctions inside a pulya stay on the table's sheet (`app.engine.scoring.violations`).
 
 A player appeals a judge's decision concerning him. Appeals are heard after the tournament [K 4.2.16] by
-an administrator other than the judge who decided (the seed's «апелляционная комиссия») **[ours]**, who
+an administrator other than the judge who decided and the appellant (the seed's «апелляционная комиссия»)
+**[ours]**, who
 upholds the decision or changes it (the new points, 0 annulling it); the standings follow the latest
 hearing.
 """
@@ -106,9 +107,21 @@ def _points(points: int) -> int:
 
 
 def adjust(
-    id: int, player: str, points: int, *, judge: str, at_ms: int, reason: str, round: int | None = None
+    id: int,
+    player: str,
+    points: int,
+    *,
+    judge: str,
+    at_ms: int,
+    reason: str,
+    round: int | None = None,
+    judge_plays: bool = False,
 ) -> Adjustment:
-    """A judge's adjustment (§9.5): a non-zero number of tournament points with its reason."""
+    """A judge's adjustment (§9.5): a non-zero number of tournament points with its reason. A judge who
+    plays in the tournament (registered, not withdrawn: ``judge_plays``) judges none of it, so that nobody
+    judges his own cause or his rivals' **[ours]**."""
+    if judge_plays:
+        raise JudgingError("a judge who plays in the tournament does not judge it")
     if points == 0:
         raise JudgingError("points: an adjustment of 0 changes nothing")
     return Adjustment(id, player, _points(points), judge, at_ms, _text("reason", reason), round)
@@ -139,6 +152,8 @@ def hear_appeal(
         raise JudgingError("appeals are heard after the tournament [K 4.2.16]")
     if admin == adjustment.judge:
         raise JudgingError("the judge who decided does not hear the appeal against his decision")
+    if admin == appeal.player:
+        raise JudgingError("the appellant does not hear his own appeal")
     if verdict is Verdict.DECISION_CHANGED:
         if points is None:
             raise JudgingError("points: a changed decision states the points in force (0 annuls it)")

@@ -76,6 +76,8 @@ def test_a_judges_minus_100_and_an_appeal_that_changes_it() -> None:
         hear("root", False)  # heard after the tournament only
     with pytest.raises(JudgingError):
         hear("op", True)  # not by the judge who decided
+    with pytest.raises(JudgingError, match="his own appeal"):
+        hear("b", True)  # nor by the appellant (an administrator who played)
     heard = hear("root", True)
     assert net_adjustments([penalty], [heard]) == {"b": 0}
     upheld = hear_appeal(
@@ -90,6 +92,8 @@ def test_a_judges_minus_100_and_an_appeal_that_changes_it() -> None:
     assert net_adjustments([penalty], [upheld]) == {"b": -100}
     with pytest.raises(JudgingError):
         adjust(2, "b", 0, judge="op", at_ms=1, reason="nothing")
+    with pytest.raises(JudgingError, match="plays in the tournament"):
+        adjust(2, "b", -5, judge="op", at_ms=1, reason="argued", judge_plays=True)
     with pytest.raises(JudgingError):
         adjust(2, "b", -5, judge="op", at_ms=1, reason="  ")
 

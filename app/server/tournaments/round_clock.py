@@ -5,14 +5,17 @@ added so far). On start the server adds the time it was down — from the last h
 before it to now — to every playing round (`add_downtime`), so a restart neither loses nor shortens a
 round. Then once a second `tick` looks at the playing rounds:
 
-- at `RoundClock.warning_at` every table of the round gets the announcement (`app.table.EndRound`): the
-  table marks its last dealer on the sheet, tells its players and spectators ("after the current deal —
-  4 more deals") and ends after them; a table that cannot take it (its game not running) missed it;
-- once every other table has ended, a table that missed the announcement ends after its deal in progress;
+- from `RoundClock.warning_at` on, every live table of the round that has not answered the announcement
+  (`app.table.EndRound`) gets it, at every tick: the table marks its last dealer on the sheet, tells its
+  players and spectators ("after the current deal — 4 more deals") and ends after them; a table that
+  cannot take it (its game not running) missed it; one that does not answer in time is asked again;
+- once every other table has ended, a table that missed the announcement ends after its deal in progress
+  (asked again at every tick until it takes it);
 - a round none of whose tables is live is finished.
 
-Every step is idempotent (the announcement is recorded with the round, and a table refuses a second one),
-so a crash between two of them repeats nothing. One process runs the clocks (several workers: slot 0)
+Every step is idempotent: each table's answer is committed as soon as it comes, and a table that already
+ends after a marked deal answers a repeat with that same end (the step changes nothing), so a lost reply or
+a crash anywhere only makes the next tick ask again. One process runs the clocks (several workers: slot 0)
 **[ours]**; it reaches only the tables it runs itself (tournaments are for one worker process for now).
 """
 
@@ -21,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import Any, Final, Literal
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -67,22 +70,68 @@ async def add_downtime(ctx: ServerContext, last_alive_ms: int | None, now_ms: in
     return changed
 
 
-async def _send(ctx: ServerContext, table_id: int, *, straggler: bool) -> dict[str, Any] | None:
-    """The round's end to one table; None when the table cannot take it (its game is not running)."""
+REFUSED: Final = "refused"  # the table cannot take it (its game not running): it missed the announcement
+NO_ANSWER: Final = "no_answer"  # no reply in time or not reachable now: asked again at the next tick
+ANSWER_TIMEOUT_S = 30.0
+
+Answer = dict[str, Any] | Literal["refused", "no_answer"]
+
+
+async def _send(ctx: ServerContext, table_id: int, *, straggler: bool) -> Answer:
+    """The round's end to one table: its sheet as it now stands, `REFUSED` or `NO_ANSWER`."""
     try:
         actor = await get_actor(ctx, table_id)
     except TableElsewhere:  # another worker runs it: not reachable from here (docs/tournaments.md)
         log.warning("table %s runs on another worker: the round's end did not reach it", table_id)
-        return None
+        return NO_ANSWER
+    except Exception:
+        log.exception("table %s could not be loaded for the round's end; asked again later", table_id)
+        return NO_ANSWER
     if actor is None:
-        return None
+        return REFUSED
     reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     actor.submit(RoundEnd(EndRound(straggler), reply))
     try:
-        return await asyncio.wait_for(reply, timeout=30)
+        return await asyncio.wait_for(reply, timeout=ANSWER_TIMEOUT_S)
     except (SeatError, TableRefused) as exc:
         log.info("table %s did not take the round's end: %s", table_id, exc)
-        return None
+        return REFUSED
+    except TimeoutError:
+        # The table may still take it; the step is idempotent, so asking again reads its end from its sheet.
+        log.warning("table %s did not answer the round's end in time; asked again at the next tick", table_id)
+        return NO_ANSWER
+
+
+async def _announce(
+    ctx: ServerContext, session: AsyncSession, seated: TournamentTable, table: GameTable
+) -> None:
+    """The announcement to one table that has not answered it yet; its answer is committed at once, so a
+    timeout or a crash at another table loses nothing of this one."""
+    answer = await _send(ctx, table.id, straggler=False)
+    if answer == NO_ANSWER:
+        return
+    end = TableEnd(table.seats, table.first_dealer)
+    if answer == REFUSED:
+        seated.end = end.miss().to_json()
+    else:
+        assert isinstance(answer, dict)
+        sheet = answer["sheet"]
+        seated.end = {
+            **end.to_json(),
+            "last_deal": sheet.get("last_deal"),
+            "last_dealer": sheet.get("last_dealer"),
+        }
+    await session.commit()
+
+
+async def _end_straggler(ctx: ServerContext, session: AsyncSession, seated: TournamentTable, table: GameTable,
+                         now_ms: int) -> None:  # fmt: skip
+    """A straggler's end; a table that refuses it (e.g. adjourned) or does not answer is asked again."""
+    answer = await _send(ctx, table.id, straggler=True)
+    if not isinstance(answer, dict):
+        return
+    seated.end = {**(seated.end or {}), "straggler_sent": now_ms}
+    await session.commit()
 
 
 async def tick(ctx: ServerContext, now_ms: int) -> None:
@@ -96,36 +145,27 @@ async def tick(ctx: ServerContext, now_ms: int) -> None:
                 .where(TournamentTable.round_id == rnd.id)
                 .order_by(TournamentTable.number)
             )
-            tables = list(rows.tuples())
+            tables = [(seated, table) for seated, table in rows]
             live = [(seated, table) for seated, table in tables if table.status in LIVE]
             if not live:
                 rnd.status = "finished"
+                await session.commit()
                 continue
-            if rnd.clock is None:
+            if rnd.clock is None or not RoundClock.from_json(rnd.clock).warning_due(now_ms):
                 continue
-            clock = RoundClock.from_json(rnd.clock)
             if rnd.clock.get("announced_ms") is None:
-                if not clock.warning_due(now_ms):
-                    continue
-                rnd.clock = {**rnd.clock, "announced_ms": now_ms}
-                await session.commit()  # before the tables hear it: a crash after this repeats nothing
-                for seated, table in live:
-                    sheet = await _send(ctx, table.id, straggler=False)
-                    end = TableEnd(table.seats, table.first_dealer)
-                    if sheet is None:
-                        seated.end = end.miss().to_json()
-                    else:
-                        last = sheet["sheet"].get("last_deal")
-                        seated.end = {**end.to_json(), "last_deal": last,
-                                      "last_dealer": sheet["sheet"].get("last_dealer")}  # fmt: skip
-                continue
+                rnd.clock = {**rnd.clock, "announced_ms": now_ms}  # when it was first made, for the record
+                await session.commit()
+            # Every live table that has not answered yet hears it, at every tick until it answers.
+            for seated, table in live:
+                if seated.end is None:
+                    await _announce(ctx, session, seated, table)
             missed = [(s, t) for s, t in live if s.end is not None and s.end.get("missed")]
             if missed and len(missed) == len(live):
                 for seated, table in missed:
                     if seated.end is not None and seated.end.get("straggler_sent"):
                         continue
-                    await _send(ctx, table.id, straggler=True)
-                    seated.end = {**(seated.end or {}), "straggler_sent": now_ms}
+                    await _end_straggler(ctx, session, seated, table, now_ms)
         await session.commit()
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.roles import Role
@@ -125,10 +126,17 @@ async def call_captain(
         check_call(state, seat, calls or 0, team_event=tournament.teams)
     except CaptainError as exc:
         raise ApiError(ErrorCode.INVALID_JUDGING, str(exc)) from None
-    row = CaptainCallRecord(table_id=table_id, seat=seat, caller=user.name, captain=target,
-                            deal_number=state.deal_number, started_ms=_now_ms())  # fmt: skip
+    row = CaptainCallRecord(table_id=table_id, seat=seat, ordinal=(calls or 0) + 1, caller=user.name,
+                            captain=target, deal_number=state.deal_number, started_ms=_now_ms())  # fmt: skip
     session.add(row)
-    await session.commit()
+    try:
+        await session.commit()
+    except IntegrityError:
+        # Another call from this seat took that number meanwhile (a double click, two tabs): one is made.
+        await session.rollback()
+        raise ApiError(
+            ErrorCode.INVALID_JUDGING, "another call from this seat was made at the same moment (§9.6)"
+        ) from None
     return {**_call(row).to_json(_now_ms()), "calls_left": 2 - (calls or 0)}
 
 

@@ -7,6 +7,7 @@ The rules are `app.tournament`'s (the draw, indices, standings, judging); this m
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 from fractions import Fraction
@@ -14,7 +15,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
-from sqlalchemy import select
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.roles import Role
@@ -33,10 +34,13 @@ from app.engine.conventions import Conventions
 from app.protocol.codes import ErrorCode
 from app.robots import LEVELS
 from app.server.accounts.audit import audit
+from app.server.accounts.privacy import require_sit, require_watch, visible_rooms
+from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.server.http.deps import AdminUser, ContextDep, CurrentUser, Id, OperatorUser, SessionDep
 from app.server.http.routes.lobby import _ask, _validate_conventions
-from app.server.tables.commands import Sit
+from app.server.ratings import require_rating_to_sit
+from app.server.tables.commands import SeatError, Sit, Stop
 from app.server.tables.registry import get_actor, place_table
 from app.server.tables.robot_seats import attach_robots, robot_user
 from app.table import LIVE, TableStatus
@@ -59,6 +63,8 @@ from app.tournament import (
     tournament_conventions,
 )
 from app.tournament.roundend import RoundClock
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/api/tournaments", tags=["tournaments"])
 
@@ -119,10 +125,14 @@ class HearingIn(BaseModel):
 # ---------------------------------------------------------------------------------------------- reading
 
 
-async def _tournament(session: AsyncSession, tournament_id: int) -> Tournament:
+async def _tournament(session: AsyncSession, tournament_id: int, user: User) -> Tournament:
+    """The tournament, for a ``user`` who may watch its room (a private room's tournament is its own)."""
     row = await session.get(Tournament, tournament_id)
     if row is None:
         raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
+    room = await session.get(Room, row.room_id)
+    if room is not None:
+        await require_watch(session, room, user)
     return row
 
 
@@ -258,14 +268,20 @@ def _out(t: Tournament) -> dict[str, Any]:
 
 @router.get("")
 async def list_tournaments(user: CurrentUser, session: SessionDep) -> list[dict[str, Any]]:
-    rows = (await session.execute(select(Tournament).order_by(Tournament.id.desc()).limit(200))).scalars()
-    return [_out(t) for t in rows]
+    rows = await session.execute(
+        select(Tournament)
+        .join(Room, Room.id == Tournament.room_id)
+        .where(visible_rooms(user))
+        .order_by(Tournament.id.desc())
+        .limit(200)
+    )
+    return [_out(t) for t in rows.scalars()]
 
 
 @router.get("/{tournament_id}")
 async def get_tournament(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """The tournament, its players (and teams), every round with its tables and the round's clock."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     rounds = await _rounds(session, t.id)
     await _refresh_rounds(session, rounds)
     await session.commit()
@@ -285,7 +301,7 @@ async def get_tournament(tournament_id: Id, user: CurrentUser, session: SessionD
 @router.get("/{tournament_id}/me")
 async def my_table(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """The caller's table in the latest round ("my table now"), his seat, or his bye."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     rounds = await _rounds(session, t.id)
     if not rounds:
         return {"round": None, "table_id": None}
@@ -302,7 +318,7 @@ async def my_table(tournament_id: Id, user: CurrentUser, session: SessionDep) ->
 @router.get("/{tournament_id}/standings")
 async def get_standings(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """§9.4: live from the ended tables during a round, final when the tournament is finished."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     players = await _players(session, t.id)
     scores, zero_sum, counted = await _scores(session, await _rounds(session, t.id))
     adjustments, appeals = await _judging(session, t.id)
@@ -360,13 +376,21 @@ async def register(
 ) -> dict[str, Any]:
     """A player registers himself while registration is open; the operator adds anyone until the end
     (a player added during the tournament plays from the next round, §9.1)."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     judge = await _is_judge(session, t, user)
     if body.player is not None and body.player != user.name and not judge:
         raise ApiError(ErrorCode.FORBIDDEN, "only the operator registers another player")
     target = user if body.player is None else await _named(session, body.player)
     if t.status == FINISHED or (t.status != REGISTRATION and not judge):
         raise ApiError(ErrorCode.TOURNAMENT_STATE, "registration is closed")
+    room = await session.get(Room, t.room_id)
+    assert room is not None
+    # A player sits in the room's tournament as at its tables: a private room's invitation always (the
+    # organiser cannot override privacy), its rating limits when he registers himself — the organiser
+    # registering him may override them.
+    await require_sit(session, room, target)
+    if target.id == user.id:
+        await require_rating_to_sit(session, room, target)
     row = await session.scalar(
         select(TournamentPlayer).where(
             TournamentPlayer.tournament_id == t.id, TournamentPlayer.user_id == target.id
@@ -389,7 +413,7 @@ async def withdraw(
 ) -> dict[str, Any]:
     """A player withdraws (before the start himself; later the operator withdraws him): he plays no
     further round, and the rounds he played keep counting."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     judge = await _is_judge(session, t, user)
     if body.player is not None and body.player != user.name and not judge:
         raise ApiError(ErrorCode.FORBIDDEN, "only the operator withdraws another player")
@@ -413,7 +437,7 @@ async def withdraw(
 @router.post("/{tournament_id}/teams")
 async def set_team(tournament_id: Id, body: TeamIn, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """§9.1: the operator puts a player in a team, as its captain, its deputy or a member."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
     if not t.teams:
         raise ApiError(ErrorCode.TOURNAMENT_STATE, "an individual tournament has no teams")
@@ -451,7 +475,7 @@ def _playing(rounds: list[TournamentRound]) -> bool:
 @router.post("/{tournament_id}/pause")
 async def pause(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """Between rounds: no round is drawn until the operator resumes."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
     if t.status != RUNNING:
         raise ApiError(ErrorCode.TOURNAMENT_STATE, "only a running tournament is paused")
@@ -460,7 +484,7 @@ async def pause(tournament_id: Id, user: CurrentUser, session: SessionDep) -> di
 
 @router.post("/{tournament_id}/resume")
 async def resume(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
     if t.status != PAUSED:
         raise ApiError(ErrorCode.TOURNAMENT_STATE, "the tournament is not paused")
@@ -470,7 +494,7 @@ async def resume(tournament_id: Id, user: CurrentUser, session: SessionDep) -> d
 @router.post("/{tournament_id}/finish")
 async def finish(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """The standings become final once no round is playing; appeals are heard from then on."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
     rounds = await _rounds(session, t.id)
     await _refresh_rounds(session, rounds)
@@ -488,8 +512,13 @@ async def start_round(
 ) -> dict[str, Any]:
     """Draw the next round (§9.2, from a fresh seed stored with it), open its tables with the tournament's
     conventions, seat everyone (robots where the organiser allowed them) and start its clock (§9.3)."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
+    if ctx.cluster is not None:
+        # The round clock and the seating reach only this process's tables (docs/tournaments.md).
+        raise ApiError(
+            ErrorCode.TOURNAMENT_ONE_WORKER, "tournaments run on a server of one worker process for now"
+        )
     rounds = await _rounds(session, t.id)
     await _refresh_rounds(session, rounds)
     if t.status not in (REGISTRATION, RUNNING) or _playing(rounds) or len(rounds) >= t.rounds:
@@ -537,12 +566,63 @@ async def start_round(
             )
         )
         opened.append((table.id, drawn.seats))
-    t.status = RUNNING
+    status_before, t.status = t.status, RUNNING
     audit(session, user, "tournament_round", f"tournament {t.id}", round=draw.round, seed=seed)
     await session.commit()
-    for table_id, seats in opened:
-        await _seat(ctx, table_id, seats, users, t.robot_level)
+    try:
+        for table_id, seats in opened:
+            await _seat(ctx, table_id, seats, users, t.robot_level)
+    except Exception as exc:
+        reason = exc.message if isinstance(exc, ApiError | SeatError) else f"{type(exc).__name__}: {exc}"
+        await _undo_round(
+            ctx, session, t, rnd=rnd, table_ids=[i for i, _ in opened], status_before=status_before, user=user
+        )
+        raise ApiError(
+            ErrorCode.ROUND_NOT_SEATED,
+            f"round {rnd.number} could not be seated ({reason}); its tables were stopped and it may be "
+            "drawn again",
+        ) from exc
     return await _round_out(session, rnd, round(time.time() * 1000))
+
+
+async def _undo_round(
+    ctx: ServerContext,
+    session: AsyncSession,
+    t: Tournament,
+    *,
+    rnd: TournamentRound,
+    table_ids: list[int],
+    status_before: str,
+    user: User,
+) -> None:
+    """A round whose seating failed is undone, so that it can be drawn again: a table whose pulya started
+    is stopped (§7.7, settled as it stands, outside the tournament), a waiting one is closed, and the
+    round's rows go; the tournament is back where it was before the draw."""
+    await session.rollback()  # whatever the failure left half-done in this session
+    for table_id in table_ids:
+        actor = ctx.tables.get(table_id)
+        if actor is None:
+            continue
+        if actor.game is not None and not actor.game.is_over:
+            reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            actor.submit(Stop("the tournament round could not be seated", reply))
+            try:
+                await asyncio.wait_for(reply, timeout=30)
+            except Exception:
+                log.exception("table %s of an undone round could not be stopped", table_id)
+        if ctx.tables.get(table_id) is actor:
+            del ctx.tables[table_id]
+        await actor.stop()
+    await session.execute(
+        update(GameTable)
+        .where(GameTable.id.in_(table_ids), GameTable.status.in_(LIVE))
+        .values(status=TableStatus.FINISHED.value, finish_reason="round_void", finished_at=time.time())
+    )
+    await session.execute(delete(TournamentTable).where(TournamentTable.round_id == rnd.id))
+    await session.execute(delete(TournamentRound).where(TournamentRound.id == rnd.id))
+    await session.execute(update(Tournament).where(Tournament.id == t.id).values(status=status_before))
+    audit(session, user, "tournament_round_undone", f"tournament {t.id}", round=rnd.number, tables=table_ids)
+    await session.commit()
 
 
 async def _seat(
@@ -575,7 +655,7 @@ async def _seat(
 
 @router.get("/{tournament_id}/adjustments")
 async def list_adjustments(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    await _tournament(session, tournament_id)
+    await _tournament(session, tournament_id, user)
     adjustments, appeals = await _judging(session, tournament_id)
     return {"adjustments": [a.to_json() for a in adjustments], "appeals": [a.to_json() for a in appeals]}
 
@@ -585,12 +665,14 @@ async def add_adjustment(
     tournament_id: Id, body: AdjustmentIn, user: CurrentUser, session: SessionDep
 ) -> dict[str, Any]:
     """§9.5: a judge gives a player tournament points (e.g. −100 for arguing with the judge)."""
-    t = await _tournament(session, tournament_id)
+    t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
     if t.status == FINISHED:
         raise ApiError(ErrorCode.TOURNAMENT_STATE, "after the tournament decisions change only on appeal")
-    if body.player not in {p.name for p in await _players(session, t.id)}:
+    players = await _players(session, t.id)
+    if body.player not in {p.name for p in players}:
         raise ApiError(ErrorCode.UNKNOWN_USER, f"{body.player!r} is not registered", "player")
+    plays = any(p.user_id == user.id and p.withdrawn_at is None for p in players)
     now = time.time()
     try:
         decision = adjust(
@@ -601,6 +683,7 @@ async def add_adjustment(
             at_ms=round(now * 1000),
             reason=body.reason,
             round=body.round,
+            judge_plays=plays,
         )
     except JudgingError as exc:
         raise ApiError(ErrorCode.INVALID_JUDGING, str(exc)) from None
@@ -667,7 +750,7 @@ async def hear(appeal_id: Id, body: HearingIn, user: AdminUser, session: Session
         raise ApiError(ErrorCode.NOT_FOUND, f"no appeal {appeal_id}")
     decision_row = await session.get(TournamentAdjustment, row.adjustment_id)
     assert decision_row is not None
-    t = await _tournament(session, decision_row.tournament_id)
+    t = await _tournament(session, decision_row.tournament_id, user)
     decision = Adjustment(
         decision_row.id, decision_row.player, decision_row.points, decision_row.judge,
         round(decision_row.at * 1000), decision_row.reason, decision_row.round,
