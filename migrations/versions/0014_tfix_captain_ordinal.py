@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012_tfix_captain_ordinal"
-down_revision: str | None = "0009_ratings_ratings"
+down_revision: str | None = "0009_site_chat"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
