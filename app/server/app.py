@@ -28,7 +28,7 @@ from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.settings import Settings, get_settings
 from app.server.storage import GroupWriter
-from app.server.tables.registry import recover_all, recover_owned, shutdown_all
+from app.server.tables.registry import recover_all, recover_owned, shutdown_all, watch_storage
 from app.web import mount_site
 
 
@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             writer=writer,
         )
         app.state.ctx = ctx
+        watch_storage(ctx)  # every table freezes while the database is away (RULES §8.6)
         await writer.start()
         background = []
         if settings.workers > 1 and settings.worker_slot is not None:

@@ -80,6 +80,12 @@ class Retry:
 
 
 @dataclass(slots=True)
+class GraceOver:
+    """The grace after a restart or a takeover has passed: the running clock resumes whether or not the
+    seat to move is back (RULES §8.6)."""
+
+
+@dataclass(slots=True)
 class Stop:
     reason: str
     reply: asyncio.Future[None]
@@ -109,7 +115,9 @@ class Judge:
     reply: asyncio.Future[dict[str, Any]]
 
 
-Command = Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | Stop | Award | Judge
+Command = (
+    Connect | Disconnect | Sit | Leave | Act | Resync | Expire | Retry | GraceOver | Stop | Award | Judge
+)
 Replying = Sit | Leave | Stop | Award | Judge
 
 

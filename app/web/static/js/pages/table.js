@@ -53,6 +53,8 @@ export function mount(root, params) {
         noteDealEnd(state, frame);
         clocks.update(state.clock, state.receivedAt);
         if (frame.type === "update") ui.notice = ui.noticeCode = "";
+      } else if (frame.type === "clock") {
+        clocks.update(state.clock, state.receivedAt);
       }
       render();
     },
@@ -124,8 +126,13 @@ export function mount(root, params) {
    * @param {TableState | null} state
    */
   function view(state) {
+    const paused = state?.paused && state.clock?.frozen ? state.paused : null;
     const banner =
-      socket.link === "reconnecting" ? h("div", { class: "banner warn", "data-banner": "reconnecting" }, t("reconnecting")) : null;
+      socket.link === "reconnecting"
+        ? h("div", { class: "banner warn", "data-banner": "reconnecting" }, t("reconnecting"))
+        : paused
+          ? h("div", { class: "banner warn", "data-banner": `paused-${paused}` }, t(`paused_${paused}`))
+          : null;
     const notice = ui.notice ? h("div", { class: "banner", "data-notice": "", "data-notice-code": ui.noticeCode || undefined }, ui.notice) : null;
     return h(
       "div",
