@@ -198,6 +198,8 @@ class TableActor:
         # After a restart or a takeover: until when a seat to move that is not connected is held (§8.6).
         self._grace_until: MonoMs | None = None
         self._grace: asyncio.TimerHandle | None = None
+        # When a viewer was last sent the clocks: a freeze never gives back time a player saw spent.
+        self._shown_at = MonoMs(0)
         # A commit failed without a definite "not stored": the database may hold it (the reply was lost).
         # The table rereads itself from the log before its next change.
         self._unsure = False
@@ -726,7 +728,11 @@ class TableActor:
         if game is None or game.is_over:
             return
         if not game.clock.frozen:
-            self.game = replace(game, clock=game.clock.freeze(MonoMs(min(at, self._now()))))
+            now = self._now()
+            # RULES §8.6: frozen from when the database last answered — or from the last clocks a viewer
+            # was sent, if later: the time left a player saw never grows back.
+            at = MonoMs(min(max(at, self._shown_at), now))
+            self.game = replace(game, clock=game.clock.freeze(at))
             self._paused = True
             self._arm_timer()  # no deadline while frozen: the timer is cancelled
         elif not (new and self._paused):
@@ -785,6 +791,7 @@ class TableActor:
     # ---- publishing ------------------------------------------------------------------------------------
 
     def _publish(self, events: list[Event], *, sheet_changed: bool) -> None:
+        self._shown_at = self._now()
         publish_update(
             self.connections,
             table_id=self.table_id,
@@ -808,6 +815,7 @@ class TableActor:
         publish_presence(self.connections, self.table_id, self.seat_infos())
 
     def _send_snapshot(self, conn: Connection) -> None:
+        self._shown_at = self._now()
         seat = conn.seat
         send_snapshot(
             conn,
