@@ -59,7 +59,7 @@ async def fresh_left(client: TableClient) -> tuple[float, list[int]]:
 
 def _paused(reason: str | None) -> Callable[[dict[str, Any]], bool]:
     def wanted(message: dict[str, Any]) -> bool:
-        return message["type"] == "clock" and message["paused"] == (reason is not None)
+        return message["type"] == "clock" and bool(message["paused"]) == (reason is not None)
 
     return wanted
 
