@@ -19,7 +19,8 @@ from app.server.accounts.ratelimit import KeyedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.worker import run_ticks
-from app.server.context import ServerContext
+from app.server.context import Pool, ServerContext
+from app.server.http.admission import Admission
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
@@ -89,6 +90,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             writer.owner = writer.boot.id  # the writer stores only steps of tables this process owns
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
+            # The ownership tick's own small pool: never behind players' requests (issue 26 §1.2).
+            tick_engine = make_engine(settings.database_url, 2, 2)
+            tick_pool = Pool(tick_engine, make_sessionmaker(tick_engine))
             recovery = await recover_owned(ctx)
         else:
             recovery = await recover_all(ctx)
@@ -96,7 +100,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The last step before serving: the recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
         if ctx.cluster is not None:
-            background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster), name="worker-tick"))
+            background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster, tick_pool), name="worker-tick"))
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
         try:
             yield
@@ -105,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 task.cancel()
             if ctx.cluster is not None:
                 await app.state.forward_http.aclose()
+                await tick_pool.engine.dispose()
             await shutdown_all(ctx)
             await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
@@ -128,6 +133,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # A table's request that reaches a worker which does not run the table goes to the one that
         # does (inside the body limit: nothing oversized is forwarded).
         app.add_middleware(ForwardToOwner)
+    # Inside the body limit (a slow body holds no slot), outside the forwarding (which may need the pool).
+    app.add_middleware(Admission, slots=settings.request_slots)
     app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes, timeout=settings.body_timeout)
     socket_ports: tuple[int, ...] = ()
     if settings.workers > 1 and settings.public_port is not None:

@@ -136,7 +136,7 @@ async def redeem_signed(ctx: ServerContext, signed: SignedTickets, key: str) -> 
 
 
 async def forget_used_tickets(ctx: ServerContext) -> None:
-    async with ctx.sessions() as session, session.begin():
+    async with ctx.db().sessions() as session, session.begin():
         await session.execute(delete(UsedTicket).where(UsedTicket.expires_at < time.time() - 60))
 
 

@@ -32,6 +32,7 @@ from app.server.storage import (
     clock_record,
     forget_heartbeats,
     read_heartbeats,
+    read_table,
     read_tables,
 )
 from app.server.tables.actor import TableActor
@@ -100,7 +101,7 @@ class _Stopped:
 
 async def _read_back(ctx: ServerContext, table_id: int) -> TableActor | _Stopped | None:
     """The table from its rows with its clock stopped, or the actor already loaded (None: no table)."""
-    stored = await TableStore(ctx.writer, ctx.sessions).read(table_id)
+    stored = await read_table(ctx.db().sessions, table_id)  # the tick's own pool when it takes one over
     if stored is None:
         return None
     if table_id in ctx.tables:  # loaded concurrently meanwhile
