@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import socket
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 import httpx
+import uvicorn
 from fastapi import FastAPI
 
 from app.auth.passwords import PasswordPool
@@ -29,7 +31,7 @@ from app.server.http.ws import router as ws_router
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.settings import Settings, get_settings
 from app.server.storage import GroupWriter
-from app.server.tables.registry import recover_all, recover_owned, shutdown_all, watch_storage
+from app.server.tables.registry import quiesce_all, recover_all, recover_owned, shutdown_all, watch_storage
 from app.web import mount_site
 
 
@@ -162,3 +164,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     mount_site(app)
     return app
+
+
+def graceful_server(config: uvicorn.Config, app: FastAPI) -> uvicorn.Server:
+    """uvicorn's server, whose graceful stop (SIGTERM) lets every table end the command it is on — stored,
+    acknowledged — after it stops listening and before it closes the sockets (issue 26 §1.4: uvicorn
+    closes them before the app's own shutdown runs)."""
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            for server in self.servers:
+                server.close()
+            for sock in sockets or []:
+                sock.close()
+            ctx = getattr(app.state, "ctx", None)
+            if ctx is not None:
+                await quiesce_all(ctx)
+            await super().shutdown(sockets)
+
+    return Server(config)

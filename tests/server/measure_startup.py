@@ -53,7 +53,10 @@ def main() -> None:
         server = ServerProcess(
             url,
             log_path=Path(tmp) / "server.log",
-            extra_env={"PREFERANS_MAX_LIVE_TABLES_PER_OPERATOR": str(args.tables)},
+            extra_env={
+                "PREFERANS_MAX_LIVE_TABLES_PER_OPERATOR": str(args.tables),
+                "PREFERANS_LOG_FORMAT": "json",
+            },
             log_level="info",
         )
         server.start()

@@ -200,6 +200,7 @@ class TableActor:
         self._grace: asyncio.TimerHandle | None = None
         # When a viewer was last sent the clocks: a freeze never gives back time a player saw spent.
         self._shown_at = MonoMs(0)
+        self._quiescing = False
         # A commit failed without a definite "not stored": the database may hold it (the reply was lost).
         # The table rereads itself from the log before its next change.
         self._unsure = False
@@ -232,6 +233,16 @@ class TableActor:
                 self.queue.get_nowait(),
                 SeatError(ErrorCode.TABLE_CLOSED, "the table was unloaded; try again"),
             )
+
+    async def quiesce(self, timeout: float) -> None:
+        """A graceful stop, before the sockets close: the command in progress ends — stored, acknowledged
+        and published — and no further one starts (they wait in the queue for `stop`)."""
+        self._quiescing = True
+        task = self._task
+        if task is None or task.done():
+            return
+        self.queue.put_nowait(Retry())  # wakes a table waiting for its next command
+        await asyncio.wait({task}, timeout=timeout)
 
     def submit(self, command: Command) -> None:
         """Queue a command. Players', spectators' and REST callers' commands are refused with
@@ -277,6 +288,9 @@ class TableActor:
         self._arm_timer()
         while True:
             command = await self.queue.get()
+            if self._quiescing:
+                fail(command, SeatError(ErrorCode.TABLE_CLOSED, "the server is stopping; try again"))
+                return
             if isinstance(command, Expire):  # out of the queue, whether or not its step runs or succeeds
                 self._expire_queued = None
             await self._guarded(command)

@@ -234,6 +234,13 @@ async def _read_all(ctx: ServerContext, ids: Sequence[int]) -> tuple[list[_Stopp
     return tables, len(failures)
 
 
+async def quiesce_all(ctx: ServerContext, timeout: float = 5.0) -> None:
+    """A graceful stop, before the server closes the sockets: every table ends the command it is on, so
+    each committed action is acknowledged on its socket first (issue 26 §1.4)."""
+    actors = list(ctx.tables.values())
+    await asyncio.gather(*(actor.quiesce(timeout) for actor in actors))
+
+
 async def shutdown_all(ctx: ServerContext) -> None:
     """Graceful stop: every actor ends, running clocks are frozen and persisted (one batch)."""
     actors = list(ctx.tables.values())
