@@ -250,7 +250,13 @@ class Workers:
         raise AssertionError(f"worker {slot} did not come up")
 
 
-def run_workers(url: str, tmp_path: Path, workers: int = 2, lease: float | None = None) -> Iterator[Workers]:
+def run_workers(
+    url: str,
+    tmp_path: Path,
+    workers: int = 2,
+    lease: float | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[Workers]:
     """``python -m app serve --workers N`` on ``url``, every worker up (its own port answers).
 
     The lease is the server's (30 s) unless a test needs a live worker presumed dead sooner: with a few
@@ -260,6 +266,7 @@ def run_workers(url: str, tmp_path: Path, workers: int = 2, lease: float | None 
     env = {"PREFERANS_WORKER_PORT_BASE": str(base), "PREFERANS_HEARTBEAT_INTERVAL": "0.5"}
     if lease is not None:
         env["PREFERANS_WORKER_LEASE"] = str(lease)
+    env.update(extra_env or {})
     servers = _server(url, tmp_path, env, extra_args=("--workers", str(workers)), log_level="info")
     server = next(servers)
     cluster = Workers(server, [base + slot for slot in range(workers)])
