@@ -141,9 +141,12 @@ async def test_a_restarted_table_runs_the_clock_after_the_grace_when_nobody_come
         await _settled(actor)
         game = actor.game
         assert game is not None and game.clock.frozen
+        # The newcomer was told why the clocks stand still.
+        told = watcher.clock_frames()
+        assert told and told[0]["paused"] is True and told[0]["reason"] == "reconnect", told
         # The grace timer runs on the loop's time: the table resumes by itself once it has passed.
         async with asyncio.timeout(10):
-            while not watcher.clock_frames():
+            while watcher.clock_frames()[-1]["paused"]:
                 await asyncio.sleep(0.02)
         game = actor.game
         assert game is not None and game.clock.running == mover and not game.clock.frozen

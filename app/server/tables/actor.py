@@ -28,7 +28,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -341,6 +341,8 @@ class TableActor:
                 self.connections.add(conn)
                 conn.seat = self.seating.seat_of(conn.user_id)
                 self._send_snapshot(conn)
+                if self._paused and self._holds:  # the newcomer is told why the clocks stand still
+                    self._publish_clock("storage" if "storage" in self._holds else "reconnect", [conn])
                 self._publish_presence()
                 if "reconnect" in self._holds and conn.seat is not None and conn.seat == self._held_seat():
                     if self._unsure:  # its retry rereads the table first, then thaws it
@@ -819,9 +821,9 @@ class TableActor:
             cache=self._views,
         )
 
-    def _publish_clock(self, reason: str | None) -> None:
+    def _publish_clock(self, reason: str | None, to: Iterable[Connection] | None = None) -> None:
         publish_clock(
-            self.connections, self.table_id, self.version, self.game, self._now(),
+            self.connections if to is None else to, self.table_id, self.version, self.game, self._now(),
             paused=reason is not None, reason=reason,
         )  # fmt: skip
 
