@@ -47,11 +47,6 @@ class ServerContext:
     # Their tickets are signed so that any worker can redeem one (`accounts.sessions.SignedTickets`).
     signed_tickets: SignedTickets | None = None
 
-    def db(self) -> Pool:
-        """The pool the running task may use: the background work's own (`OWN_POOL`), else the one of
-        the players' requests."""
-        return OWN_POOL.get() or Pool(self.engine, self.sessions)
-
 
 @dataclass(frozen=True, slots=True)
 class Pool:
@@ -62,3 +57,9 @@ class Pool:
 # Set for the workers' ownership tick (its task and what it awaits): its own small pool, so that taking
 # over a dead worker's tables never waits behind players' requests for a connection (issue 26 §1.2).
 OWN_POOL: ContextVar[Pool | None] = ContextVar("own_pool", default=None)
+
+
+def pool_of(ctx: ServerContext) -> Pool:
+    """The pool the running task may use: the background work's own (`OWN_POOL`), else the one of the
+    players' requests."""
+    return OWN_POOL.get() or Pool(ctx.engine, ctx.sessions)

@@ -13,7 +13,7 @@ from app.db.models import GameTable, Room
 from app.server.accounts.privacy import close_unwelcome_watchers
 from app.server.accounts.sessions import forget_used_tickets
 from app.server.cluster.ownership import Cluster
-from app.server.context import OWN_POOL, Pool, ServerContext
+from app.server.context import OWN_POOL, Pool, ServerContext, pool_of
 from app.server.tables.registry import load_actor
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ async def recheck_watchers(ctx: ServerContext) -> None:
     ]
     if not watched:
         return
-    async with ctx.db().sessions() as session:
+    async with pool_of(ctx).sessions() as session:
         rooms = (
             await session.scalars(
                 select(Room).where(Room.id.in_(select(GameTable.room_id).where(GameTable.id.in_(watched))))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from sqlalchemy import select
 
 from app.db.models import GameTable
-from app.server.context import ServerContext
+from app.server.context import ServerContext, pool_of
 from app.server.errors import TableElsewhere
 from app.server.storage import (
     StepWrite,
@@ -101,7 +101,7 @@ class _Stopped:
 
 async def _read_back(ctx: ServerContext, table_id: int) -> TableActor | _Stopped | None:
     """The table from its rows with its clock stopped, or the actor already loaded (None: no table)."""
-    stored = await read_table(ctx.db().sessions, table_id)  # the tick's own pool when it takes one over
+    stored = await read_table(pool_of(ctx).sessions, table_id)  # the tick's own pool when it takes one over
     if stored is None:
         return None
     if table_id in ctx.tables:  # loaded concurrently meanwhile
