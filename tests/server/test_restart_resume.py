@@ -51,7 +51,8 @@ async def _clocks(database_url: str) -> dict[int, Any]:
 
 
 async def _come_back(api: Api, table: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The seat to move connects: its snapshot, then the ``clock`` frame that says its clock runs."""
+    """The seat to move connects: its snapshot, then the ``clock`` frame that says its clock runs (after
+    the one that told it why the clock stood still)."""
     client: TableClient = api.table(table)
     await client.connect()
     try:
@@ -59,6 +60,11 @@ async def _come_back(api: Api, table: int) -> tuple[dict[str, Any], dict[str, An
             snapshot = await client.receive()
             while snapshot["type"] != "snapshot":
                 snapshot = await client.receive()
+            told = await client.receive()
+            while told["type"] != "clock":
+                told = await client.receive()
+            # First why its clock stands still, then (its seat is the one to move) that it runs again.
+            assert told["paused"] and told["reason"] == "reconnect", told
             resumed = await client.receive()
             while resumed["type"] != "clock":
                 resumed = await client.receive()
