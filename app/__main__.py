@@ -22,7 +22,7 @@ from app.server.settings import get_settings
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from app.server.app import create_app
+    from app.server.app import create_app, graceful_server
     from app.server.http.transport import guarded_protocol, raise_open_files_limit
     from app.server.logs import configure_json_logging
 
@@ -43,8 +43,9 @@ def _serve(args: argparse.Namespace) -> int:
         load_token_secret(settings.token_secret, settings.token_secret_file)
         return supervise(args, settings)
     raise_open_files_limit()
+    app = create_app(settings)
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host=args.host,
         port=args.port,
         http=guarded_protocol(settings.header_timeout, settings.max_connections_per_address),
@@ -59,7 +60,7 @@ def _serve(args: argparse.Namespace) -> int:
         access_log=args.access_log,
         lifespan="on",
     )
-    server = uvicorn.Server(config)
+    server = graceful_server(config, app)
     if settings.worker_slot is None:
         server.run()
     else:

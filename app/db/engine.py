@@ -33,7 +33,13 @@ def make_engine(
                 url, connect_args={"timeout": 30}, json_serializer=_json, pool_size=1, max_overflow=0
             )
         else:
-            engine = create_async_engine(url, connect_args={"timeout": 30}, json_serializer=_json)
+            engine = create_async_engine(
+                url,
+                connect_args={"timeout": 30},
+                json_serializer=_json,
+                pool_size=pool_size,
+                max_overflow=max_overflow,
+            )
 
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine

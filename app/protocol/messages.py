@@ -3,8 +3,9 @@
 Client → server: ``action`` (with a client sequence number), ``resync``, ``ping``.
 Server → client: ``snapshot`` (everything the viewer may see), ``update`` (one versioned step of the
 table: its events visible to this viewer and the viewer's new view), ``ack``, ``error``, ``presence``,
-``pong``. Versions count the table's steps; every connection sees every version (an update may carry no
-event for a viewer who may see none of that step's events), so a gap always means a lost frame.
+``clock`` (the clocks stopped or started again by the server, not by a step), ``pong``. Versions count
+the table's steps; every connection sees every version (an update may carry no event for a viewer who
+may see none of that step's events), so a gap always means a lost frame.
 """
 
 from __future__ import annotations
@@ -170,6 +171,21 @@ class PresenceMessage(_Message):
     seats: list[SeatInfo]
 
 
+class ClockMessage(_Message):
+    """The table's clocks stopped or started without a step (not versioned: ``v`` is the table's current
+    version). ``paused``: the clocks stand still; ``reason`` says why (RULES §8.6): ``storage`` (the
+    server cannot store: its database is away or hung) or ``reconnect`` (after a restart or a takeover, the
+    seat to move has not reconnected yet, at most ``grace`` 10 s). With ``paused`` false the running
+    seat's clock runs again from the moment the frame was sent."""
+
+    type: Literal["clock"] = "clock"
+    table: int
+    v: int
+    paused: bool
+    reason: Literal["storage", "reconnect"] | None = None
+    clock: dict[str, Any] | None
+
+
 class PongMessage(_Message):
     type: Literal["pong"] = "pong"
     id: int | None = None
@@ -222,6 +238,7 @@ SERVER_MESSAGES: Final = (
     AckMessage,
     ErrorMessage,
     PresenceMessage,
+    ClockMessage,
     PongMessage,
     ChatFrame,
     ChatRemovedFrame,

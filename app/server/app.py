@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import socket
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 import httpx
+import uvicorn
 from fastapi import FastAPI
 
 from app.auth.passwords import PasswordPool
@@ -22,7 +24,8 @@ from app.server.cluster.ownership import Cluster
 from app.server.cluster.peers import Peers
 from app.server.cluster.worker import run_ticks
 from app.server.connections import watch_readers
-from app.server.context import ServerContext
+from app.server.context import Pool, ServerContext
+from app.server.http.admission import Admission
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
@@ -48,7 +51,7 @@ from app.server.logs import redact_credentials_in_server_logs
 from app.server.ratings import run_ratings
 from app.server.settings import Settings, get_settings, public_hosts
 from app.server.storage import GroupWriter
-from app.server.tables.registry import recover_all, recover_owned, shutdown_all
+from app.server.tables.registry import quiesce_all, recover_all, recover_owned, shutdown_all, watch_storage
 from app.server.tournaments import round_over, run_round_clocks
 from app.web import mount_site
 from app.web.api_docs import mount_api_docs
@@ -108,6 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         ctx.analysis = AnalysisPool(settings.analysis_workers, settings.analysis_backlog)
         app.state.ctx = ctx
+        watch_storage(ctx)  # every table freezes while the database is away (RULES §8.6)
         await writer.start()
         background = []
         if settings.workers > 1 and settings.worker_slot is not None:
@@ -123,6 +127,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
             ctx.peers = Peers(ctx.token_secret)
+            # The ownership tick's own small pool: never behind players' requests (issue 26 §1.2).
+            tick_engine = make_engine(settings.database_url, 2, 2)
+            tick_pool = Pool(tick_engine, make_sessionmaker(tick_engine))
             recovery = await recover_owned(ctx)
         else:
             recovery = await recover_all(ctx)
@@ -130,7 +137,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The last step before serving: the recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
         if ctx.cluster is not None:
-            background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster), name="worker-tick"))
+            background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster, tick_pool), name="worker-tick"))
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
         if ctx.cluster is None or ctx.cluster.slot == 0:  # one process runs the tournaments' round clocks
             last_alive = max(ctx.heartbeats.values(), default=None)
@@ -149,6 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 task.cancel()
             if ctx.cluster is not None:
                 await app.state.forward_http.aclose()
+                await tick_pool.engine.dispose()
             if ctx.peers is not None:
                 await ctx.peers.close()
             await shutdown_all(ctx)
@@ -176,6 +184,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # A table's request that reaches a worker which does not run the table goes to the one that
         # does (inside the body limit: nothing oversized is forwarded).
         app.add_middleware(ForwardToOwner)
+    # Inside the body limit (a slow body holds no slot), outside the forwarding (which may need the pool).
+    app.add_middleware(Admission, slots=settings.request_slots)
     app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes, timeout=settings.body_timeout)
     socket_ports: tuple[int, ...] = ()
     if settings.workers > 1 and settings.public_port is not None:
@@ -214,3 +224,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         mount_api_docs(app)
     mount_site(app)
     return app
+
+
+def graceful_server(config: uvicorn.Config, app: FastAPI) -> uvicorn.Server:
+    """uvicorn's server, whose graceful stop (SIGTERM) lets every table end the command it is on — stored,
+    acknowledged — after it stops listening and before it closes the sockets (issue 26 §1.4: uvicorn
+    closes them before the app's own shutdown runs)."""
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            for server in self.servers:
+                server.close()
+            for sock in sockets or []:
+                sock.close()
+            ctx = getattr(app.state, "ctx", None)
+            if ctx is not None:
+                await quiesce_all(ctx)
+            await super().shutdown(sockets)
+
+    return Server(config)

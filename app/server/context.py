@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import Executor
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -55,3 +56,20 @@ class ServerContext:
     analysis: AnalysisPool | None = None
     # The table chat's message buckets (per user, per table), made on first use (`accounts.chat`).
     chat_limits: ChatLimits | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+
+
+# Set for the workers' ownership tick (its task and what it awaits): its own small pool, so that taking
+# over a dead worker's tables never waits behind players' requests for a connection (issue 26 §1.2).
+OWN_POOL: ContextVar[Pool | None] = ContextVar("own_pool", default=None)
+
+
+def pool_of(ctx: ServerContext) -> Pool:
+    """The pool the running task may use: the background work's own (`OWN_POOL`), else the one of the
+    players' requests."""
+    return OWN_POOL.get() or Pool(ctx.engine, ctx.sessions)

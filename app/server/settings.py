@@ -38,6 +38,14 @@ class Settings(BaseSettings):
     analysis_backlog: int = Field(16, ge=1, le=10_000)
     db_pool_size: int = Field(16, ge=1)
     db_max_overflow: int = Field(16, ge=0)
+    # API requests and socket handshakes in progress at once; more are answered 503 ``busy`` at once
+    # (`http.admission`). 0: the pool's size and overflow less 4 (the background work's).
+    db_request_slots: int = Field(0, ge=0)
+
+    @property
+    def request_slots(self) -> int:
+        return self.db_request_slots or max(1, self.db_pool_size + self.db_max_overflow - 4)
+
     # A text frame above this many bytes gets a typed error; the transport closes far larger ones (1009).
     max_frame_bytes: int = Field(8192, ge=256)
     transport_max_bytes: int = Field(65536, ge=1024)

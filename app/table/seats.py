@@ -75,10 +75,12 @@ class Seating:
 
     def sit(self, user_id: int, name: str, wanted: int | None, *, started: bool) -> tuple[int, Seating]:
         """The seat ``user_id`` takes (``wanted``, or the first free one) and the seating after it."""
-        if started:
-            raise TableRefused(ErrorCode.GAME_STARTED, "the game at this table has started; seats are fixed")
+        # The seat's holder first: a retried sit (its reply lost with a restart) is told it sits here,
+        # whether or not the game started meanwhile (issue 26 §1.4).
         if self.seat_of(user_id) is not None:
             raise TableRefused(ErrorCode.ALREADY_SEATED, "you already sit at this table")
+        if started:
+            raise TableRefused(ErrorCode.GAME_STARTED, "the game at this table has started; seats are fixed")
         free = [s for s, user in enumerate(self.users) if user is None]
         if wanted is None:
             if not free:

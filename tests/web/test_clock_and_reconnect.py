@@ -152,3 +152,43 @@ async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
     finally:
         await observer.stop()
         await operator.close()
+
+
+async def test_after_a_restart_the_pages_show_the_clocks_held_until_the_seat_to_move_is_back(
+    sqlite_server: ServerProcess, browser: Browser, artifacts: Path
+) -> None:
+    """RULES §8.6 [ours]: after a kill -9 and a restart the players' pages reconnect by themselves; while
+    the seat to move is not back its clock stands still and the pages say why; after the 10 s grace it
+    runs again without it."""
+    _, operator, observer, players = await seat_players(
+        browser, sqlite_server, 3, {"pool_size": 10, "deal_time": 60, "reserve_time": 60}
+    )
+    try:
+        mover = observer.state["view"]["to_act"]
+        await observer.stop()
+        await players[mover].page.close()  # the seat to move's browser is away for now
+        page = players[(mover + 1) % 3].page
+        await asyncio.to_thread(sqlite_server.kill)
+        await asyncio.to_thread(sqlite_server.start)
+        await page.wait_for_selector('[data-banner="paused-reconnect"]', timeout=30_000)
+        await page.screenshot(path=str(artifacts / "clocks-held-after-restart.png"))
+        clock = f'[data-clock-seat="{mover}"]'
+
+        async def left() -> int:
+            deal, reserve = await page.evaluate(
+                "s => { const d = document.querySelector(s).dataset; return [d.dealMs, d.reserveMs]; }",
+                clock,
+            )
+            return int(deal) + int(reserve)
+
+        held = await left()
+        await asyncio.sleep(1.0)
+        if await page.locator('[data-banner="paused-reconnect"]').count():
+            assert await left() == held, "the held clock counted down on the page"
+        # The grace passes: the clock runs again, and the banner is gone.
+        await page.wait_for_selector('[data-banner="paused-reconnect"]', state="detached", timeout=30_000)
+        running = await left()
+        await asyncio.sleep(1.2)
+        assert await left() < running, "the clock did not run again after the grace"
+    finally:
+        await operator.close()

@@ -27,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from app.db.models import UsedTicket, User
 from app.protocol.codes import ErrorCode
 from app.protocol.messages import ErrorMessage
+from app.server.context import pool_of
 
 if TYPE_CHECKING:
     from app.server.connections.connection import Connection
@@ -139,7 +140,7 @@ async def redeem_signed(ctx: ServerContext, signed: SignedTickets, key: str) -> 
 
 
 async def forget_used_tickets(ctx: ServerContext) -> None:
-    async with ctx.sessions() as session, session.begin():
+    async with pool_of(ctx).sessions() as session, session.begin():
         await session.execute(delete(UsedTicket).where(UsedTicket.expires_at < time.time() - 60))
 
 

@@ -25,6 +25,7 @@ from sqlalchemy import bindparam, func, select, update
 
 from app.db.models import GameTable, ServerState, WorkerSlot
 from app.server.cluster.addresses import CLOSE_MOVED
+from app.server.context import pool_of
 from app.server.storage import HEARTBEAT_PREFIX, forget_heartbeats, read_heartbeats
 from app.server.timebase import WallMs, wall_ms
 from app.table import LIVE
@@ -66,7 +67,7 @@ class Cluster:
         return beat is not None and wall_ms() - beat <= self.lease_ms
 
     async def refresh(self, ctx: ServerContext) -> None:
-        async with ctx.sessions() as session:
+        async with pool_of(ctx).sessions() as session:
             rows = (await session.execute(select(WorkerSlot.slot, WorkerSlot.boot, WorkerSlot.address))).all()
         self.beats = await read_heartbeats(ctx.writer.engine)
         self.slots = {slot: boot for slot, boot, _ in rows}
@@ -76,7 +77,7 @@ class Cluster:
         """Whether ``boot`` is alive, read now (the cache may predate a worker that just started)."""
         if boot == self.boot:
             return True
-        async with ctx.sessions() as session:
+        async with pool_of(ctx).sessions() as session:
             value = await session.scalar(
                 select(ServerState.value).where(ServerState.key == HEARTBEAT_PREFIX + boot)
             )
@@ -90,7 +91,7 @@ class Cluster:
 
     async def owner_of(self, ctx: ServerContext, table_id: int) -> tuple[bool, str | None]:
         """Whether the table exists, and its owner."""
-        async with ctx.sessions() as session:
+        async with pool_of(ctx).sessions() as session:
             row = (await session.execute(select(GameTable.owner).where(GameTable.id == table_id))).first()
         return (row is not None, row[0] if row is not None else None)
 
@@ -133,7 +134,7 @@ class Cluster:
 
     async def _swap(self, ctx: ServerContext, table_id: int, expected: str | None, new: str) -> bool:
         condition = GameTable.owner.is_(None) if expected is None else GameTable.owner == expected
-        async with ctx.sessions() as session, session.begin():
+        async with pool_of(ctx).sessions() as session, session.begin():
             result = await session.execute(
                 update(GameTable).where(GameTable.id == table_id, condition).values(owner=new)
             )
@@ -149,7 +150,7 @@ class Cluster:
         """A new table goes to the live worker with the fewest live tables (this one on a tie); returns
         the owner's boot id."""
         await self.refresh(ctx)
-        async with ctx.sessions() as session:
+        async with pool_of(ctx).sessions() as session:
             counts = dict(
                 (
                     await session.execute(
@@ -171,7 +172,7 @@ class Cluster:
     async def register(self, ctx: ServerContext) -> None:
         """Take the slot: remember the process it had (dead: the supervisor waited for it) and take its
         tables, and this worker's share of the tables nobody owns yet (``id % N == slot``)."""
-        async with ctx.sessions() as session, session.begin():
+        async with pool_of(ctx).sessions() as session, session.begin():
             row = await session.get(WorkerSlot, self.slot)
             if row is None:
                 row = WorkerSlot(slot=self.slot, boot=self.boot, address=self.address, started_at=time.time())
@@ -181,7 +182,7 @@ class Cluster:
                 row.boot, row.address, row.started_at = self.boot, self.address, time.time()
         beats = await read_heartbeats(ctx.writer.engine)
         ctx.heartbeats = {boot: beat for boot, beat in beats.items() if boot != self.boot}
-        async with ctx.sessions() as session, session.begin():
+        async with pool_of(ctx).sessions() as session, session.begin():
             if self.previous_boot is not None:
                 await session.execute(
                     update(GameTable).where(GameTable.owner == self.previous_boot).values(owner=self.boot)
@@ -198,7 +199,7 @@ class Cluster:
         await self.refresh(ctx)
 
     async def owned_live(self, ctx: ServerContext) -> list[int]:
-        async with ctx.engine.connect() as db:
+        async with pool_of(ctx).engine.connect() as db:
             return list((await db.execute(_LIVE_OWNED_BY, {"boot": self.boot})).scalars())
 
     async def fence(self, ctx: ServerContext) -> None:
@@ -211,7 +212,7 @@ class Cluster:
         # 1.9 ms of each tick on PostgreSQL, this 0.7 ms. Only the rest (finished tables still watched,
         # tables taken away) are looked up by id; `owner` is kept on finished tables, so a query of all
         # the tables it owns would grow with every pulya the process has run.
-        async with ctx.engine.connect() as db:
+        async with pool_of(ctx).engine.connect() as db:
             owned = set((await db.execute(_LIVE_OWNED_BY, {"boot": self.boot})).scalars())
             others = [table_id for table_id in loaded if table_id not in owned]
             lost: list[int] = []
@@ -228,7 +229,7 @@ class Cluster:
 
     async def orphans(self, ctx: ServerContext) -> list[int]:
         live = [b for b in self.beats if self.live(b)] + [self.boot]
-        async with ctx.sessions() as session:
+        async with pool_of(ctx).sessions() as session:
             rows = (
                 await session.execute(
                     select(GameTable.id, GameTable.owner)
@@ -253,7 +254,7 @@ class Cluster:
 
     async def forget_dead(self, ctx: ServerContext) -> None:
         """Heartbeat rows of dead processes that no slot names and that own no live table."""
-        async with ctx.sessions() as session:
+        async with pool_of(ctx).sessions() as session:
             owning = set(
                 (await session.execute(select(GameTable.owner).where(GameTable.status.in_(LIVE)).distinct()))
                 .scalars()
@@ -262,4 +263,4 @@ class Cluster:
         dead = [
             b for b in self.beats if not self.live(b) and b not in owning and b not in self.slots.values()
         ]
-        await forget_heartbeats(ctx.engine, dead)
+        await forget_heartbeats(pool_of(ctx).engine, dead)

@@ -13,7 +13,7 @@ from app.db.models import GameTable, Room
 from app.server.accounts.privacy import close_unwelcome_watchers
 from app.server.accounts.sessions import forget_used_tickets
 from app.server.cluster.ownership import Cluster
-from app.server.context import ServerContext
+from app.server.context import OWN_POOL, Pool, ServerContext, pool_of
 from app.server.tables.registry import load_actor
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,9 @@ WATCHER_RECHECK_TICKS = 5
 HOUSEKEEPING_TICKS = 60
 
 
-async def run_ticks(ctx: ServerContext, cluster: Cluster) -> None:
+async def run_ticks(ctx: ServerContext, cluster: Cluster, pool: Pool | None = None) -> None:
+    """The tick, every ``cluster.interval``, on ``pool`` (its own: issue 26 §1.2) when given."""
+    OWN_POOL.set(pool)
     ticks = 0
     while True:
         await asyncio.sleep(cluster.interval)
@@ -61,7 +63,7 @@ async def recheck_watchers(ctx: ServerContext) -> None:
     ]
     if not watched:
         return
-    async with ctx.sessions() as session:
+    async with pool_of(ctx).sessions() as session:
         rooms = (
             await session.scalars(
                 select(Room).where(Room.id.in_(select(GameTable.room_id).where(GameTable.id.in_(watched))))

@@ -22,7 +22,7 @@ import orjson
 from app.engine.events import Event
 from app.engine.scoring import ScoreSheet
 from app.engine.views import view
-from app.protocol.messages import GameOutcome, PresenceMessage, SeatInfo
+from app.protocol.messages import ClockMessage, GameOutcome, PresenceMessage, SeatInfo
 from app.server.connections.connection import Connection
 from app.table import Game
 
@@ -214,3 +214,23 @@ def publish_presence(connections: Iterable[Connection], table_id: int, seats: li
     message = PresenceMessage(table=table_id, seats=seats)
     for conn in list(connections):
         conn.send(message)
+
+
+def publish_clock(
+    connections: Iterable[Connection],
+    table_id: int,
+    version: int,
+    game: Game | None,
+    now_ms: int,
+    *,
+    paused: bool,
+    reason: str | None,
+) -> None:
+    """Tell every viewer the clocks stopped or started again without a step (RULES §8.6: the players
+    are told both moments). The clocks are public: one text for every connection."""
+    message = ClockMessage.model_validate(
+        {"table": table_id, "v": version, "paused": paused, "reason": reason, "clock": _clock(game, now_ms)}
+    )
+    text = message.model_dump_json()
+    for conn in list(connections):
+        conn.send(text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from app.server.storage.clock_rows import Boot, charge_after_crash, clock_record
 from app.server.storage.group_writer import GroupWriter, TableMoved, WriteRefused
 from app.server.storage.heartbeats import HEARTBEAT_PREFIX, forget_heartbeats, read_heartbeats
-from app.server.storage.reading import StoredTable, next_award_revision, read_table
+from app.server.storage.reading import StoredTable, next_award_revision, read_table, read_tables
 from app.server.storage.step_write import StepWrite
 from app.server.storage.table_store import TableStore
 
@@ -30,4 +30,5 @@ __all__ = [
     "next_award_revision",
     "read_heartbeats",
     "read_table",
+    "read_tables",
 ]

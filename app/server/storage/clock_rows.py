@@ -36,12 +36,14 @@ def clock_record(
     A clock resumed after a restart also records when (``resumed_ms``, wall) and what the crash charged
     its running seat (``charged_ms``), so that what a restart cost a player can be read back."""
     data = clock.to_json()
+    wall: dict[str, Any] = {"boot": boot.id}
     if clock.running is not None and clock.since is not None:
         # The turn's start on the wall clock, which survives the process: as long before ``now_wall``.
-        since = WallMs(now_wall - (now_mono - clock.since))
-        data["wall"] = {"boot": boot.id, "since_ms": since}
-        if resumed_ms is not None:
-            data["wall"].update(resumed_ms=resumed_ms, charged_ms=charged_ms)
+        wall["since_ms"] = WallMs(now_wall - (now_mono - clock.since))
+    if resumed_ms is not None:  # a clock held after a restart (frozen: no turn start) says so too
+        wall.update(resumed_ms=resumed_ms, charged_ms=charged_ms)
+    if len(wall) > 1:
+        data["wall"] = wall
     return data
 
 

@@ -10,12 +10,18 @@ with the error (each keeps its state as before the step; nothing of the batch is
 The writer also keeps this process's heartbeat (one row, one update a second, in the same batches): after
 a crash the running seat of every table is charged from its turn's start (stored on the wall clock with
 each step, `clock_record`) up to the last heartbeat, and never for the downtime (RULES §8.1).
+
+The writer is also where the server first sees its database away (RULES §8.6): a batch that fails, or one
+that has not been answered after ``stall_s`` (a hung database fails nothing), marks the outage from the
+last instant the database answered (`failing_since`), and the first batch committed after it ends the
+outage; ``on_outage`` hears both moments (every live table freezes and thaws its clocks).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import Engine, insert, select, update
@@ -54,6 +60,7 @@ class GroupWriter:
         max_batch: int = 512,
         max_waiting: int = 20_000,
         heartbeat_s: float = 1.0,
+        stall_s: float = 2.0,
     ) -> None:
         self.engine = engine
         self.boot = boot or Boot()
@@ -61,6 +68,7 @@ class GroupWriter:
         self.window = window_ms / 1000.0
         self.max_batch = max_batch
         self.heartbeat_s = heartbeat_s
+        self.stall_s = stall_s
         self._queue: asyncio.Queue[Pending] = asyncio.Queue(maxsize=max_waiting)
         self._beat: WallMs | None = None  # a heartbeat to write with the next batch
         self._wake = asyncio.Event()
@@ -72,9 +80,13 @@ class GroupWriter:
         # still have (`app.server.cluster.ownership`); a batch's rows of a table taken over meanwhile are
         # not written.
         self.owner: str | None = None
-        # Since when (monotonic ms) every batch has failed, heartbeats included: None while commits succeed.
-        # A table that could not store freezes its clocks from then, not from its own first failure.
+        # Since when (monotonic ms) the database has not answered — the end of the last batch it committed
+        # (a batch failed or stalled since, heartbeats included): None while commits succeed. A table that
+        # cannot store freezes its clocks from then, not from its own first failure.
         self.failing_since: MonoMs | None = None
+        self._answered: MonoMs = self.time.mono()
+        # Told when the database is first seen away (with `failing_since`) and when it stores again (None).
+        self.on_outage: Callable[[MonoMs | None], None] | None = None
         # SQLite: batches go to one thread with a synchronous engine (`make_sqlite_batch_engine`).
         self._batch_engine: Engine | None = make_sqlite_batch_engine(engine)
         self._batch_thread = (
@@ -171,6 +183,8 @@ class GroupWriter:
                 )
             )
         fence = Fence(self.owner, batch, tail)
+        # A hung database fails nothing: a batch still unanswered after `stall_s` is an outage too.
+        stalled = asyncio.get_running_loop().call_later(self.stall_s, self._database_away)
         try:
             if self._batch_thread is not None and self._batch_engine is not None:
                 loop = asyncio.get_running_loop()
@@ -182,6 +196,7 @@ class GroupWriter:
                     for statement, rows in fence.statements():
                         await conn.execute(statement, rows)
         except Exception as exc:
+            stalled.cancel()
             if isinstance(exc, IntegrityError) and len(batch) > 1:
                 # One table's bad row must not fail the others: each alone, once.
                 log.warning(
@@ -192,14 +207,15 @@ class GroupWriter:
                 for pending in batch:
                     await self._write_batch([pending])
                 return
-            if self.failing_since is None:
-                self.failing_since = self.time.mono()
+            if not isinstance(exc, IntegrityError):  # a refused row is no outage: the database answered
+                self._database_away()
             log.error("group commit of %d writes failed: %s", len(batch), exc)
             for pending in batch:
                 if not pending.done.done():
                     pending.done.set_exception(exc)
             return
-        self.failing_since = None
+        stalled.cancel()
+        self._answered = self.time.mono()
         self.batches += 1
         self.committed += len(batch) - len(fence.moved)
         for pending in batch:
@@ -210,3 +226,21 @@ class GroupWriter:
                 pending.done.set_exception(moved)
             else:
                 pending.done.set_result(None)
+        if self.failing_since is not None:
+            self.failing_since = None
+            log.warning("the database stores again")
+            self._tell(None)
+
+    def _database_away(self) -> None:
+        if self.failing_since is not None:
+            return
+        self.failing_since = self._answered
+        log.error("the database does not answer (a batch failed or has waited %.1f s)", self.stall_s)
+        self._tell(self._answered)
+
+    def _tell(self, since: MonoMs | None) -> None:
+        if self.on_outage is not None:
+            try:
+                self.on_outage(since)
+            except Exception:  # a listener's bug must not stop the writer
+                log.exception("the outage listener failed")

@@ -7,6 +7,8 @@ returned exactly as stored; what to charge for the time since is the caller's de
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,35 +41,73 @@ class StoredTable:
 
 
 async def read_table(sessions: async_sessionmaker[AsyncSession], table_id: int) -> StoredTable | None:
-    async with sessions() as session:
-        row = await session.get(GameTable, table_id)
-        if row is None:
-            return None
-        seats = (
-            await session.execute(
-                select(TableSeat, User.name)
-                .join(User, User.id == TableSeat.user_id)
-                .where(TableSeat.table_id == table_id)
-            )
-        ).all()
-        log_rows = (
-            await session.execute(
-                select(ActionRecord.action, ActionRecord.user_id, ActionRecord.client_seq)
-                .where(ActionRecord.table_id == table_id)
-                .order_by(ActionRecord.seq)
-            )
-        ).all()
-        pending = (
-            (
+    tables, failed = await read_tables(sessions, [table_id])
+    if table_id in failed:
+        raise failed[table_id]
+    return tables.get(table_id)
+
+
+# Tables read back per round of queries at start-up (the IN lists stay well below any driver's limit).
+READ_CHUNK = 500
+_LOG = ActionRecord
+
+
+async def read_tables(
+    sessions: async_sessionmaker[AsyncSession], ids: Sequence[int]
+) -> tuple[dict[int, StoredTable], dict[int, Exception]]:
+    """Several tables read back with four queries per `READ_CHUNK` of them, not four per table (a start-up
+    reads every live table: issue 26 §1.3): the tables, and why each table that could not be rebuilt was
+    not (its log does not replay); a missing id is in neither."""
+    tables: dict[int, StoredTable] = {}
+    failed: dict[int, Exception] = {}
+    for first in range(0, len(ids), READ_CHUNK):
+        chunk = list(ids[first : first + READ_CHUNK])
+        async with sessions() as session:
+            rows = (await session.execute(select(GameTable).where(GameTable.id.in_(chunk)))).scalars().all()
+            seats = (
                 await session.execute(
-                    select(InterruptedDeal.deal_number)
-                    .where(InterruptedDeal.table_id == table_id, InterruptedDeal.adjudication.is_(None))
+                    select(TableSeat, User.name)
+                    .join(User, User.id == TableSeat.user_id)
+                    .where(TableSeat.table_id.in_(chunk))
+                )
+            ).all()
+            log_rows = (
+                await session.execute(
+                    select(_LOG.table_id, _LOG.action, _LOG.user_id, _LOG.client_seq)
+                    .where(ActionRecord.table_id.in_(chunk))
+                    .order_by(ActionRecord.table_id, ActionRecord.seq)
+                )
+            ).all()
+            pending = (
+                await session.execute(
+                    select(InterruptedDeal.table_id, InterruptedDeal.deal_number)
+                    .where(InterruptedDeal.table_id.in_(chunk), InterruptedDeal.adjudication.is_(None))
                     .order_by(InterruptedDeal.deal_number)
                 )
-            )
-            .scalars()
-            .all()
-        )
+            ).all()
+        seats_of: dict[int, list[tuple[TableSeat, str]]] = defaultdict(list)
+        for seat_row, name in seats:
+            seats_of[seat_row.table_id].append((seat_row, name))
+        log_of: dict[int, list[tuple[Any, int | None, int | None]]] = defaultdict(list)
+        for table_id, action, user, seq in log_rows:
+            log_of[table_id].append((action, user, seq))
+        pending_of: dict[int, list[int]] = defaultdict(list)
+        for table_id, deal_number in pending:
+            pending_of[table_id].append(deal_number)
+        for row in rows:
+            try:
+                tables[row.id] = _stored(row, seats_of[row.id], log_of[row.id], pending_of[row.id])
+            except Exception as exc:  # one table that does not rebuild must not keep the others away
+                failed[row.id] = exc
+    return tables, failed
+
+
+def _stored(
+    row: GameTable,
+    seats: list[tuple[TableSeat, str]],
+    log_rows: list[tuple[Any, int | None, int | None]],
+    pending: list[int],
+) -> StoredTable:
     conventions = Conventions.model_validate(row.conventions)
     seat_users: list[int | None] = [None] * row.seats
     seat_names: list[str | None] = [None] * row.seats

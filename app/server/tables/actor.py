@@ -6,11 +6,16 @@ one writer. The rules live in the pure `app.table.step`; the actor only does I/O
 step (off the event loop when the solver robot must play), hands what the step says to the group-commit
 writer (`app.server.storage`) and waits for its batch to commit, and only then adopts the new game,
 acknowledges and publishes (`connections.publishing`). A failed commit changes nothing of the game in
-memory and every waiting caller gets a reply; the table's clocks freeze on the first failed commit (no
-clock runs while the table cannot store) and thaw with the next successful one, retried on a timer when
-no player acts (a server move that failed — a shuffle, a timeout — is made again). No per-table clock
-checkpoints: each step stores its turn's start on the wall clock, and the process's heartbeat bounds
-what a crash charges.
+memory and every waiting caller gets a reply. No per-table clock checkpoints: each step stores its turn's
+start on the wall clock, and the process's heartbeat bounds what a crash charges.
+
+The server holds a table's clocks (RULES §8.6) for two reasons, and the players are told both moments
+(a ``clock`` frame): ``storage`` — the server cannot store (the writer saw its database away or hung, or
+this table's own commit failed): every live table freezes from when the database last answered, whether
+or not its player acts, and thaws once it stores again (the writer says so; a retry timer backs that up
+for a table whose own commit failed, and makes again a server move that failed — a shuffle, a timeout);
+``reconnect`` — after a restart or a takeover the seat to move is not connected yet: its clock runs
+from when it connects again or the grace has passed, whichever is first.
 
 The actor talks to the world through small interfaces: a `StepStore` (the table's storage), a ``now``
 source of monotonic milliseconds, the off-loop robot and a callback for when it falls idle; seat rules
@@ -23,7 +28,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -38,7 +43,13 @@ from app.protocol.codes import ErrorCode
 from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
 from app.server import metrics
 from app.server.connections.connection import Connection
-from app.server.connections.publishing import ViewCache, publish_presence, publish_update, send_snapshot
+from app.server.connections.publishing import (
+    ViewCache,
+    publish_clock,
+    publish_presence,
+    publish_update,
+    send_snapshot,
+)
 from app.server.storage import StepWrite, StoredTable, WriteRefused
 from app.server.tables.commands import (
     Act,
@@ -48,6 +59,7 @@ from app.server.tables.commands import (
     Connect,
     Disconnect,
     Expire,
+    GraceOver,
     Judge,
     Leave,
     Life,
@@ -196,7 +208,17 @@ class TableActor:
         # The version an Expire waits in the queue for: commands ahead of it re-arm the timer, which
         # would queue another for the same version after each of them.
         self._expire_queued: int | None = None
-        self._failures = 0  # failed commits in a row; > 0: the clocks are frozen
+        self._failures = 0  # failed commits in a row (the retry timer backs off with them)
+        # Why the server holds the clocks frozen now ("storage", "reconnect"; module docstring), and whether
+        # the clock in memory was frozen by such a hold (not by the game itself).
+        self._holds: set[str] = set()
+        self._paused = False
+        # After a restart or a takeover: until when a seat to move that is not connected is held (§8.6).
+        self._grace_until: MonoMs | None = None
+        self._grace: asyncio.TimerHandle | None = None
+        # When a viewer was last sent the clocks: a freeze never gives back time a player saw spent.
+        self._shown_at = MonoMs(0)
+        self._quiescing = False
         # A commit failed without a definite "not stored": the database may hold it (the reply was lost).
         # The table rereads itself from the log before its next change.
         self._unsure = False
@@ -218,7 +240,7 @@ class TableActor:
 
     async def stop(self) -> None:
         self._forget_absent()
-        for handle in (self._timer, self._retry, self._adjourn_timer):
+        for handle in (self._timer, self._retry, self._adjourn_timer, self._grace):
             if handle is not None:
                 handle.cancel()
         task = self._task
@@ -234,6 +256,16 @@ class TableActor:
                 SeatError(ErrorCode.TABLE_CLOSED, "the table was unloaded; try again"),
             )
 
+    async def quiesce(self, timeout: float) -> None:
+        """A graceful stop, before the sockets close: the command in progress ends — stored, acknowledged
+        and published — and no further one starts (they wait in the queue for `stop`)."""
+        self._quiescing = True
+        task = self._task
+        if task is None or task.done():
+            return
+        self.queue.put_nowait(Retry())  # wakes a table waiting for its next command
+        await asyncio.wait({task}, timeout=timeout)
+
     def submit(self, command: Command) -> None:
         """Queue a command. Players', spectators' and REST callers' commands are refused with
         ``table_busy`` beyond ``queue_limit`` waiting (the table's timers, connections and
@@ -246,12 +278,41 @@ class TableActor:
             command.received_ms = self._now()
         self.queue.put_nowait(command)
 
+    def await_reconnect(self, grace_ms: int) -> None:
+        """A table resumed after a restart or a takeover, before it starts: its running clock (frozen when
+        read back) runs again when the seat to move connects or after ``grace_ms``, whichever is first
+        (RULES §8.6 [ours]); any seat to move during the grace that is not connected is held the same."""
+        self._grace_until = MonoMs(self._now() + grace_ms)
+        game = self.game
+        if game is not None and not game.is_over and game.clock.frozen and game.clock.resume is not None:
+            self._holds.add("reconnect")
+            self._paused = True
+
+    def storage_down(self, since: MonoMs) -> None:
+        """The server cannot store (its writer says so): every live table's clock freezes from ``since``,
+        when the database last answered, whether or not a player acts (RULES §8.6). Called outside the
+        table's queue: a command waiting on its commit meanwhile either fails (the clock stays frozen) or
+        is stored (the database is back) and its step runs the clock on."""
+        self._pause("storage", since)
+
+    def storage_back(self) -> None:
+        """The server stores again: a table held for it thaws (in its queue: the thawed clock is stored)."""
+        if "storage" in self._holds:
+            self._holds.discard("storage")
+            self.submit(Retry())
+
     async def _run(self) -> None:
+        if self._grace_until is not None:
+            delay = max(0.0, (self._grace_until - self._now()) / 1000.0)
+            self._grace = asyncio.get_running_loop().call_later(delay, self.submit, GraceOver())
         # A recovered table may owe server moves (the next shuffle, a robot's turn) from before the crash.
         await self._guarded(None)
         self._arm_timer()
         while True:
             command = await self.queue.get()
+            if self._quiescing:
+                fail(command, SeatError(ErrorCode.TABLE_CLOSED, "the server is stopping; try again"))
+                return
             if isinstance(command, Expire):  # out of the queue, whether or not its step runs or succeeds
                 self._expire_queued = None
             await self._guarded(command)
@@ -302,8 +363,15 @@ class TableActor:
                 self.connections.add(conn)
                 conn.seat = self.seating.seat_of(conn.user_id)
                 self._send_snapshot(conn)
+                if self._paused and self._holds:  # the newcomer is told why the clocks stand still
+                    self._publish_clock("storage" if "storage" in self._holds else "reconnect", [conn])
                 self._publish_presence()
                 self._watch_absent(conn.user_id)
+                if "reconnect" in self._holds and conn.seat is not None and conn.seat == self._held_seat():
+                    if self._unsure:  # its retry rereads the table first, then thaws it
+                        self._holds.discard("reconnect")
+                    else:
+                        await self._release("reconnect")  # the seat to move is back (§8.6)
             case Disconnect(conn):
                 self.connections.discard(conn)
                 self._publish_presence()
@@ -324,8 +392,11 @@ class TableActor:
                     metrics.timeout_fired(self._deadline(), self._now())  # admin: metrics hook
                     await self._run_step(ClockExpiry())
             case Retry():
-                if self._failures:
+                if self._failures or self._paused:
                     await self._retry_store()
+            case GraceOver():
+                self._grace, self._grace_until = None, None
+                await self._release("reconnect")
             case Stop(reason, reply):
                 await self._run_step(StopGame(reason))
                 if not reply.done():
@@ -587,6 +658,8 @@ class TableActor:
         if game is not None:
             # The database just answered: the seat on move counts from now, not from the lost commit.
             self.game = replace(game, clock=game.clock.resume_after_crash(self._now(), 0))
+        self._holds.clear()
+        self._paused = False
         self._unsure = False
         for conn in list(self.connections):
             conn.seat = self.seating.seat_of(conn.user_id)
@@ -673,6 +746,7 @@ class TableActor:
         life: Life | None = None,
     ) -> None:
         """Store the step computed from ``game`` at ``now``, then adopt and publish it."""
+        after = self._held_for_reconnect(result.game, MonoMs(now))
         write = StepWrite()
         stored = write.add_step(
             self.table_id,
@@ -680,7 +754,7 @@ class TableActor:
             result,
             first_seq=self.next_action_seq,
             users=self.seating.users,
-            clock=self._clock_record(result.game),
+            clock=self._clock_record(after),
             client_seq=None if client is None else client[1],
         )
         if client is not None:
@@ -710,7 +784,13 @@ class TableActor:
             write.audit_rows.append(life.audit)
         await self._commit(write)
         self.next_action_seq += stored
-        self.game = result.game.with_server_time(now, self._now())
+        if after is result.game:
+            self._holds.discard("reconnect")
+            self._paused = False
+        else:
+            self._holds.add("reconnect")
+            self._paused = True
+        self.game = after.with_server_time(now, self._now())
         moved: set[int] = set()
         for change in result.substituted:  # RULES §7.7: the substitute holds the seat from the next deal
             new = change.substitute
@@ -758,50 +838,113 @@ class TableActor:
         if version is not None:
             self.version = version
         self._failures = 0
+        self._holds.discard("storage")
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
 
     def _thawed(self, game: Game, now: MonoMs) -> Game:
-        """The game to step from: after a failed commit its clocks were frozen; they run again from now."""
-        if self._failures and game.clock.frozen and game.playable:  # an adjourned game's clocks stay frozen
+        """The game to step from: a clock the server holds runs again from now (a step the table stores
+        ends the hold; one refused leaves the table held as it was)."""
+        if self._paused and game.clock.frozen and game.playable:  # an adjourned game's clocks stay frozen
             return replace(game, clock=game.clock.thaw(now))
         return game
+
+    def _held_seat(self) -> int | None:
+        game = self.game
+        return game.clock.resume if self._paused and game is not None and game.clock.frozen else None
+
+    def _seat_connected(self, seat: int) -> bool:
+        return any(c.seat == seat and not c.closed.is_set() for c in self.connections)
+
+    def _held_for_reconnect(self, game: Game, now: MonoMs) -> Game:
+        """``game`` with its clock held when, within the grace after a restart or a takeover, its seat to
+        move is not connected (RULES §8.6 [ours]: the running clock resumes when that seat is back)."""
+        clock = game.clock
+        if (
+            self._grace_until is None
+            or now >= self._grace_until
+            or game.is_over
+            or clock.frozen
+            or clock.running is None
+            or self._seat_connected(clock.running)
+        ):
+            return game
+        return replace(game, clock=clock.freeze(now))
+
+    def _pause(self, reason: str, at: MonoMs) -> None:
+        """Hold the clocks for ``reason``: a live table's running seat is charged up to ``at`` and no
+        further until every hold is over; the viewers are told (§8.6)."""
+        new = reason not in self._holds
+        self._holds.add(reason)
+        game = self.game
+        if game is None or game.is_over:
+            return
+        if not game.clock.frozen:
+            now = self._now()
+            # RULES §8.6: frozen from when the database last answered — or from the last clocks a viewer
+            # was sent, if later: the time left a player saw never grows back.
+            at = MonoMs(min(max(at, self._shown_at), now))
+            self.game = replace(game, clock=game.clock.freeze(at))
+            self._paused = True
+            self._arm_timer()  # no deadline while frozen: the timer is cancelled
+        elif not (new and self._paused):
+            return
+        self._publish_clock(reason)
+
+    async def _release(self, reason: str) -> None:
+        """One hold is over; with none left, the clocks run again from now (stored first)."""
+        self._holds.discard(reason)
+        if not self._holds and self._paused:
+            await self._retry_store()
 
     def _store_failed(self) -> None:
         """No clock runs while the table cannot store (its seats are not charged for the outage), and the
         change is tried again on a timer, backing off, in case no player acts meanwhile."""
         self._failures += 1
-        game = self.game
-        if game is not None and not game.is_over and not game.clock.frozen:
-            # From when the database was first seen away (a failed heartbeat, another table's batch), so an
-            # idle seat is not charged the outage before its own table first tried to store.
-            at = self._now()
-            failing_since = self.store.failing_since
-            if failing_since is not None:
-                at = min(at, failing_since)
-            self.game = replace(game, clock=game.clock.freeze(at))
+        # From when the database was first seen away (a failed heartbeat, another table's batch), so an
+        # idle seat is not charged the outage before its own table first tried to store.
+        at = self._now()
+        failing_since = self.store.failing_since
+        if failing_since is not None:
+            at = min(at, failing_since)
+        self._pause("storage", at)
         if self._retry is None:
             delay = min(5.0, 0.25 * 2 ** min(self._failures, 5))
             self._retry = asyncio.get_running_loop().call_later(delay, self.submit, Retry())
 
     async def _retry_store(self) -> None:
-        """Make the server's moves the table owes, or, owing none, store its thawed clocks."""
+        """Make the server's moves the table owes, or, owing none and held for nothing else, store its
+        thawed clocks and tell the viewers they run again."""
         game = self.game
         if game is None or game.is_over:
             self._failures = 0
+            self._holds.clear()
+            self._paused = False
             return
         result = await self._run_step(Resume())
-        if not result.changed:
-            now = self._now()
-            thawed = self._thawed(game, now)
-            await self._commit(StepWrite(table={"clock": self._clock_record(thawed)}), bump=False)
-            # §8.1: the seat's time runs from when the table could store again, not from the attempt.
-            self.game = thawed.with_server_time(now, self._now())
+        if result.changed or not self._paused:
+            return
+        game = self.game
+        assert game is not None
+        if self._holds - {"storage"}:
+            # Stored (the database answers), but still held for another reason: the clock stays frozen.
+            await self._commit(StepWrite(table={"clock": self._clock_record(game)}), bump=False)
+            self._holds.discard("storage")
+            return
+        now = self._now()
+        thawed = self._thawed(game, now)
+        await self._commit(StepWrite(table={"clock": self._clock_record(thawed)}), bump=False)
+        # §8.1: the seat's time runs from when the table could store again, not from the attempt.
+        self.game = thawed.with_server_time(now, self._now())
+        self._holds.clear()
+        self._paused = False
+        self._publish_clock(None)
 
     # ---- publishing ------------------------------------------------------------------------------------
 
     def _publish(self, events: list[Event], *, sheet_changed: bool) -> None:
+        self._shown_at = self._now()
         publish_update(
             self.connections,
             table_id=self.table_id,
@@ -815,10 +958,17 @@ class TableActor:
             cache=self._views,
         )
 
+    def _publish_clock(self, reason: str | None, to: Iterable[Connection] | None = None) -> None:
+        publish_clock(
+            self.connections if to is None else to, self.table_id, self.version, self.game, self._now(),
+            paused=reason is not None, reason=reason,
+        )  # fmt: skip
+
     def _publish_presence(self) -> None:
         publish_presence(self.connections, self.table_id, self.seat_infos())
 
     def _send_snapshot(self, conn: Connection) -> None:
+        self._shown_at = self._now()
         seat = conn.seat
         send_snapshot(
             conn,

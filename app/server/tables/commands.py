@@ -94,6 +94,12 @@ class Retry:
 
 
 @dataclass(slots=True)
+class GraceOver:
+    """The grace after a restart or a takeover has passed: the running clock resumes whether or not the
+    seat to move is back (RULES §8.6)."""
+
+
+@dataclass(slots=True)
 class Stop:
     reason: str
     reply: asyncio.Future[None]
@@ -155,8 +161,8 @@ class AdjournDue:
 
 
 Command = (
-    Connect | Disconnect | Sit | Leave | Unseat | Act | Resync | Expire | Retry | Stop | Award | Judge
-    | RoundEnd | Life | AdjournDue
+    Connect | Disconnect | Sit | Leave | Unseat | Act | Resync | Expire | Retry | GraceOver | Stop | Award
+    | Judge | RoundEnd | Life | AdjournDue
 )  # fmt: skip
 Replying = Sit | Leave | Unseat | Stop | Award | Judge | RoundEnd | Life
 

@@ -1,31 +1,39 @@
 """Table actors by id: created on demand, reloaded from the database on start (recovery).
 
 After a crash the running seat of each table is charged its thinking up to the dead process's last
-heartbeat (`app.server.storage.charge_after_crash`), never the downtime; the resumed clocks are stored
-again (one batch) so that a second crash counts from this process's turn start. On start every table is
-read back first with its clock stopped (`recover_all`, `recover_owned`), and the clocks run only from
-`Recovery.resume`, the last step before the process serves: a slow start-up charges nobody.
+heartbeat (`app.server.storage.charge_after_crash`), never the downtime. On start every table is read
+back with its clock stopped (`recover_all`, `recover_owned`) and stays so: `Recovery.resume`, the last
+step before the process serves, stores the clocks frozen (one batch; a second crash then charges nothing
+more) and starts the tables, and each running clock runs again only when its seat to move connects or
+after `RESUME_GRACE_MS` (RULES §8.6 [ours]), the same after a takeover: neither the downtime, nor a slow
+start-up, nor the player's way back is charged.
+
+`watch_storage` passes the writer's outage news to every table (§8.6: all freeze, all thaw).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
 from app.db.models import GameTable
-from app.server.context import ServerContext
+from app.server.context import ServerContext, pool_of
 from app.server.errors import TableElsewhere
 from app.server.storage import (
     StepWrite,
+    StoredTable,
     TableStore,
     charge_after_crash,
     clock_record,
     forget_heartbeats,
     read_heartbeats,
+    read_table,
+    read_tables,
 )
 from app.server.tables.actor import TableActor
 from app.server.tables.robot import OffLoopRobot
@@ -34,6 +42,23 @@ from app.server.timebase import MonoMs, WallMs
 from app.table import LIVE, Game, TableStatus
 
 log = logging.getLogger(__name__)
+
+# RULES §8.6 [ours]: after a restart or a takeover the running clock resumes when the seat to move is
+# connected again or after this grace, whichever is first.
+RESUME_GRACE_MS = 10_000
+
+
+def watch_storage(ctx: ServerContext) -> None:
+    """Every loaded table hears when the server cannot store and when it stores again (RULES §8.6)."""
+
+    def told(since: MonoMs | None) -> None:
+        for actor in list(ctx.tables.values()):
+            if since is None:
+                actor.storage_back()
+            else:
+                actor.storage_down(since)
+
+    ctx.writer.on_outage = told
 
 
 async def get_actor(ctx: ServerContext, table_id: int) -> TableActor | None:
@@ -76,12 +101,16 @@ class _Stopped:
 
 async def _read_back(ctx: ServerContext, table_id: int) -> TableActor | _Stopped | None:
     """The table from its rows with its clock stopped, or the actor already loaded (None: no table)."""
-    store = TableStore(ctx.writer, ctx.sessions)
-    stored = await store.read(table_id)
+    stored = await read_table(pool_of(ctx).sessions, table_id)  # the tick's own pool when it takes one over
     if stored is None:
         return None
     if table_id in ctx.tables:  # loaded concurrently meanwhile
         return ctx.tables[table_id]
+    return _stopped(ctx, stored)
+
+
+def _stopped(ctx: ServerContext, stored: StoredTable) -> _Stopped:
+    store = TableStore(ctx.writer, ctx.sessions)
     actor = TableActor(
         store,
         stored.table_id,
@@ -102,12 +131,11 @@ async def _read_back(ctx: ServerContext, table_id: int) -> TableActor | _Stopped
 
 
 async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseException]:
-    """Resume the clocks of tables read back and start them. A restart charges nobody the downtime, nor
-    the server's own work of reading the tables back and storing their resumed clocks (RULES §8.1: no
-    live clock runs while the server acts): every clock runs from the instant they are all stored, just
-    before the tables start. The resumed clocks are stored in one batch, so that a second crash counts
-    from this process's turn start (the instant before that commit: a second crash would charge the
-    commit's few milliseconds); a table whose clock could not be stored is not started (returned, with
+    """Start tables read back, their clocks held. A restart charges nobody the downtime, nor the server's
+    own work of reading the tables back (RULES §8.1), nor the seat to move's way back (§8.6): each clock
+    is charged what the crash proves its running seat thought, frozen, stored so (one batch: a second crash
+    charges nothing more), and runs again when that seat connects or after `RESUME_GRACE_MS`
+    (`TableActor.await_reconnect`). A table whose clock could not be stored is not started (returned, with
     why, by id)."""
     stored_at, resumed_ms = ctx.writer.time.mono(), ctx.writer.time.wall()
     writes: list[tuple[_Stopped, StepWrite]] = []
@@ -126,13 +154,13 @@ async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseE
         for (t, _), result in zip(writes, results, strict=True)
         if isinstance(result, BaseException)
     }
-    now = ctx.writer.time.mono()
     for t in tables:
         actor = t.actor
         if actor.table_id in failed or actor.table_id in ctx.tables:  # not stored, or loaded meanwhile
             continue
         if t.playing and t.thought is not None:  # an adjourned table's clocks stay frozen (RULES §7.7)
-            actor.game = _resumed(t, now)
+            actor.game = _resumed(t, stored_at)
+            actor.await_reconnect(RESUME_GRACE_MS)
         ctx.tables[actor.table_id] = actor
         actor.start()
         if actor.status in LIVE:
@@ -141,11 +169,12 @@ async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseE
 
 
 def _resumed(table: _Stopped, now: MonoMs) -> Game:
-    """The table's game with its clock resumed at ``now``, the running seat charged what the crash proves
-    it thought (a clock frozen by a graceful stop thaws at ``now``)."""
+    """The table's game with its clock held at ``now``: the running seat charged what the crash proves it
+    thought and no further (a clock frozen by a graceful stop stays as it was), to run again later."""
     game = table.actor.game
     assert game is not None and table.thought is not None
-    return replace(game, clock=game.clock.resume_after_crash(now, table.thought))
+    clock = game.clock.resume_after_crash(now, table.thought)
+    return replace(game, clock=clock if game.is_over else clock.freeze(now))
 
 
 def _unload(ctx: ServerContext, actor: TableActor) -> None:
@@ -163,8 +192,12 @@ class Recovery:
         self.dead = dead  # heartbeats of dead processes to forget once their tables run here
 
     async def resume(self, ctx: ServerContext) -> None:
-        for table_id, failure in (await _resume(ctx, self.tables)).items():
+        started = time.monotonic()
+        failures = await _resume(ctx, self.tables)
+        for table_id, failure in failures.items():
             log.error("table %s could not be recovered (its resumed clock not stored): %s", table_id, failure)
+        log.info("resumed %d tables, their clocks held (§8.6), in %.2f s",
+                 len(self.tables) - len(failures), time.monotonic() - started)  # fmt: skip
         if self.dead is not None and all(t.actor.table_id in ctx.tables for t in self.tables):
             # Every table counts from this process now; the dead processes' rows are no longer needed.
             await forget_heartbeats(ctx.writer.engine, self.dead)
@@ -193,18 +226,20 @@ async def recover_owned(ctx: ServerContext) -> Recovery:
 
 
 async def _read_all(ctx: ServerContext, ids: Sequence[int]) -> tuple[list[_Stopped], int]:
-    tables: list[_Stopped] = []
-    failed = 0
-    for table_id in ids:
-        try:
-            loaded = await _read_back(ctx, table_id)
-        except Exception:
-            failed += 1
-            log.exception("table %s could not be recovered", table_id)
-            continue
-        if isinstance(loaded, _Stopped):
-            tables.append(loaded)
-    return tables, failed
+    started = time.monotonic()
+    stored, failures = await read_tables(ctx.sessions, ids)
+    for table_id, exc in failures.items():
+        log.error("table %s could not be recovered", table_id, exc_info=exc)
+    tables = [_stopped(ctx, stored[i]) for i in ids if i in stored and i not in ctx.tables]
+    log.info("read back %d live tables in %.2f s", len(tables), time.monotonic() - started)
+    return tables, len(failures)
+
+
+async def quiesce_all(ctx: ServerContext, timeout: float = 5.0) -> None:
+    """A graceful stop, before the server closes the sockets: every table ends the command it is on, so
+    each committed action is acknowledged on its socket first (issue 26 §1.4)."""
+    actors = list(ctx.tables.values())
+    await asyncio.gather(*(actor.quiesce(timeout) for actor in actors))
 
 
 async def shutdown_all(ctx: ServerContext) -> None:

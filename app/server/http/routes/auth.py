@@ -30,7 +30,7 @@ from app.server.accounts.sessions import close_user
 from app.server.cluster.addresses import moved_url
 from app.server.context import ServerContext
 from app.server.errors import ApiError
-from app.server.http.deps import MAX_ID, ContextDep, CurrentClaims, CurrentUser, SessionDep
+from app.server.http.deps import MAX_ID, ContextDep, CurrentClaims, CurrentUser, SessionDep, live_user
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -129,13 +129,16 @@ class TicketOut(BaseModel):
 @router.post("/ws-ticket", response_model_exclude_none=True)
 async def ws_ticket(
     request: Request,
-    user: CurrentUser,
     claims: CurrentClaims,
     ctx: ContextDep,
     table: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
 ) -> TicketOut:
     """A single-use ticket for opening one websocket (``/ws/tables/{id}?ticket=…``) within ``expires_in``
     seconds; the socket lives until the bearer token it came from expires."""
+    # The user is read in a session closed at once: finding the table's worker needs a connection too,
+    # and a request holds at most one (a reconnect storm of these exhausted the pool: issue 26 §1.2).
+    async with ctx.sessions() as session:
+        user = await live_user(session, claims.user_id, claims.generation)
     book = ctx.signed_tickets or ctx.tickets
     ticket, ttl = book.issue(user.id, user.token_generation, claims.expires_at, time.monotonic())
     url = None

@@ -25,6 +25,8 @@ export default {
   status_finished: "finished",
   status_awaiting_adjudication: "awaiting the judge",
   reconnecting: "Connection lost — reconnecting…",
+  paused_storage: "Clocks stopped: the server cannot store moves. Nobody's time runs.",
+  paused_reconnect: "Clocks stopped: after a server restart, waiting for the player to move to come back (10 s at most).",
   offline_refused: "Offline: the move was not sent. Try again once the connection is back.",
   spectator: "You are watching",
   dealer: "dealer",

@@ -61,6 +61,22 @@ export interface ChatRemovedFrame {
   type?: "chat_removed";
 }
 
+/**
+ * The table's clocks stopped or started without a step (not versioned: ``v`` is the table's current
+ * version). ``paused``: the clocks stand still; ``reason`` says why (RULES §8.6): ``storage`` (the
+ * server cannot store: its database is away or hung) or ``reconnect`` (after a restart or a takeover, the
+ * seat to move has not reconnected yet, at most ``grace`` 10 s). With ``paused`` false the running
+ * seat's clock runs again from the moment the frame was sent.
+ */
+export interface ClockMessage {
+  clock: Record<string, unknown> | null;
+  paused: boolean;
+  reason?: "storage" | "reconnect" | null;
+  table: number;
+  type?: "clock";
+  v: number;
+}
+
 export interface ErrorMessage {
   code: string;
   message: string;
@@ -153,7 +169,7 @@ export interface UpdateMessage {
 export type ClientMessage = ActionMessage | PingMessage | ResyncMessage;
 
 /** Every server message. */
-export type ServerMessage = AckMessage | ChatFrame | ChatMutedFrame | ChatRemovedFrame | ErrorMessage | PongMessage | PresenceMessage | SnapshotMessage | UpdateMessage;
+export type ServerMessage = AckMessage | ChatFrame | ChatMutedFrame | ChatRemovedFrame | ClockMessage | ErrorMessage | PongMessage | PresenceMessage | SnapshotMessage | UpdateMessage;
 
 /**
  * The error codes the protocol documents (`error_codes`):

@@ -17,7 +17,8 @@
  * the protocol carries as open objects (view, clock, legal actions, sheet) the panels read with their own
  * JSDoc types.
  * @typedef {Omit<SnapshotMessage, "view" | "clock" | "legal" | "sheet" | "type" | "last_seq"> & {
- *   view: any, clock: any, legal: any[], sheet: any, events: EventFrame[], receivedAt: number
+ *   view: any, clock: any, legal: any[], sheet: any, events: EventFrame[], receivedAt: number,
+ *   paused?: "storage" | "reconnect" | null
  * }} TableState
  * @typedef {"connecting" | "online" | "reconnecting" | "closed"} Link
  * @typedef {{
@@ -179,6 +180,15 @@ export class TableSocket {
         this.handlers.onState(next, frame);
         break;
       }
+      case "clock":
+        // The server stopped or restarted the clocks without a step (its database away, or a restart
+        // waiting for the seat to move): the same version, new clocks.
+        if (this.state && frame.v === this.state.v) {
+          const next = { ...this.state, clock: frame.clock, paused: frame.paused ? frame.reason ?? null : null, receivedAt: performance.now() };
+          this.state = next;
+          this.handlers.onState(next, frame);
+        }
+        break;
       case "presence":
         if (this.state) {
           const next = { ...this.state, seats: frame.seats };

@@ -71,6 +71,8 @@ export function mount(root, params) {
           ui.notice = ui.noticeCode = "";
           ui.armed = null;
         }
+      } else if (frame.type === "clock") {
+        clocks.update(state.clock, state.receivedAt);
       }
       render();
     },
@@ -163,8 +165,13 @@ export function mount(root, params) {
    * @param {TableState | null} state
    */
   function view(state) {
+    const paused = state?.paused && state.clock?.frozen ? state.paused : null;
     const banner =
-      socket.link === "reconnecting" ? h("div", { class: "banner warn", "data-banner": "reconnecting" }, t("reconnecting")) : null;
+      socket.link === "reconnecting"
+        ? h("div", { class: "banner warn", "data-banner": "reconnecting" }, t("reconnecting"))
+        : paused
+          ? h("div", { class: "banner warn", "data-banner": `paused-${paused}` }, t(`paused_${paused}`))
+          : null;
     const notice = ui.notice ? h("div", { class: "banner", "data-notice": "", "data-notice-code": ui.noticeCode || undefined }, ui.notice) : null;
     return h(
       "div",

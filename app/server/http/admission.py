@@ -1,0 +1,78 @@
+"""Shedding a surge early (issue 26 §1.2): a reconnect storm after a worker's death is refused at once,
+never left to wait for a pooled database connection until the pool times out.
+
+Every API request and websocket handshake may need a pooled connection, one at a time (a request never
+holds two). `Admission` lets at most ``slots`` of them be in progress at once — the pool's size and
+overflow less a few for the process's own background work — and answers the next one at once with 503
+``busy`` and ``Retry-After`` (a handshake: the same HTTP answer instead of the upgrade). A socket counts
+only until its handshake is answered; the health checks are never refused.
+"""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.protocol.codes import ErrorCode
+from app.server.errors import HTTP_STATUS
+
+_PATHS = ("/api/", "/ws/")
+_EXEMPT = ("/api/health",)
+_BUSY = "the server is busy; try again shortly"
+
+
+class Admission:
+    def __init__(self, app: ASGIApp, slots: int, retry_after_s: int = 1) -> None:
+        self.app = app
+        self.slots = slots
+        self.retry_after = str(retry_after_s).encode()
+        self.active = 0
+        self.refused = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        path: str = scope.get("path", "")
+        if kind not in ("http", "websocket") or not path.startswith(_PATHS) or path.startswith(_EXEMPT):
+            await self.app(scope, receive, send)
+            return
+        if self.active >= self.slots:
+            self.refused += 1
+            await self._refuse(scope, send)
+            return
+        self.active += 1
+        held = True
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
+                self.active -= 1
+
+        async def answered(message: Message) -> None:
+            # A socket's handshake is over once it is accepted or refused: its slot is free again.
+            if message["type"] in ("websocket.accept", "websocket.close", "websocket.http.response.start"):
+                release()
+            await send(message)
+
+        try:
+            await self.app(scope, receive, answered if kind == "websocket" else send)
+        finally:
+            release()
+
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        body = json.dumps({"error": ErrorCode.BUSY, "message": _BUSY}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"retry-after", self.retry_after),
+        ]
+        status = HTTP_STATUS[ErrorCode.BUSY]
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+        elif "websocket.http.response" in scope.get("extensions", {}):
+            await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
+            await send({"type": "websocket.http.response.body", "body": body})
+        else:  # a server without denial responses: close at once, "try again later"
+            await send({"type": "websocket.close", "code": 1013, "reason": "busy"})
