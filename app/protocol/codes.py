@@ -76,6 +76,10 @@ class ErrorCode(StrEnum):
         "analysis_not_yet",
         "the deal's analysis is shown only once the deal (or tournament round) is over",
     )
+    ANALYSIS_OVER_BUDGET = (
+        "analysis_over_budget",
+        "the solver cannot analyse this deal within its node budget (it never will with this budget)",
+    )
     NOT_FOUND = "not_found", "no such table"
     TOO_MANY_CONNECTIONS = "too_many_connections", "the user or the table has as many connections as allowed"
 

@@ -23,6 +23,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.RATING_OUT_OF_RANGE: 403,
     ErrorCode.NOT_PRACTICE: 403,
     ErrorCode.ANALYSIS_NOT_YET: 409,
+    ErrorCode.ANALYSIS_OVER_BUDGET: 422,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
     ErrorCode.TIMEOUT: 408,

@@ -8,8 +8,11 @@ from typing import Any
 import pytest
 
 from app.bots.client import Api, ApiError
+from app.server.errors import ApiError as ServerError
+from app.server.http.routes.practice import HintGate
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
 from tests.server.helpers import fresh_snapshot
+from tests.server.test_ops import scrape
 
 
 async def _table(operator: Api, server: ServerProcess, practice: bool) -> tuple[int, list[Api]]:
@@ -71,3 +74,57 @@ async def test_a_hint_is_a_legal_move_of_the_player_to_act_at_a_practice_table(
     assert caught.value.status == 403 and caught.value.body["error"] == "not_practice"
     for api in [operator, watcher, *people, *rated_people]:
         await api.close()
+
+
+async def test_a_hint_at_a_finished_table_is_refused_without_reading_it_back(
+    sqlite_server: ServerProcess,
+) -> None:
+    operator = await login(sqlite_server, OPERATOR)
+    table_id, people = await _table(operator, sqlite_server, practice=True)
+    await operator.call("POST", f"/api/tables/{table_id}/stop", {"reason": "closing"})
+    name = (await people[0].call("GET", "/api/auth/me"))["name"]
+    for api in [operator, *people]:
+        await api.close()
+    sqlite_server.stop()
+    sqlite_server.start()  # the finished table is not in memory any more
+    player = await login(sqlite_server, name, "player-password")
+    with pytest.raises(ApiError) as caught:
+        await player.call("POST", f"/api/tables/{table_id}/hint")
+    assert caught.value.status == 409 and caught.value.body["error"] == "game_over"
+    loaded = scrape(sqlite_server)
+    assert loaded.get(("preferans_live_tables", (("status", "finished"),)), 0) == 0
+    await player.close()
+
+
+async def test_no_hint_at_a_tournament_table_even_in_an_unrated_room(sqlite_server: ServerProcess) -> None:
+    operator = await login(sqlite_server, OPERATOR)
+    players = [await new_player(sqlite_server, "t") for _ in range(3)]
+    names = {(await api.call("GET", "/api/auth/me"))["name"]: api for api in players}
+    room = await operator.create_room("cup room", {"deal_time": 600})
+    await operator.call("PUT", f"/api/ratings/rooms/{room['id']}/settings", {"rated": False})
+    body = {"room_id": room["id"], "name": "Cup", "rounds": 1, "round_minutes": 60}
+    tid = (await operator.call("POST", "/api/tournaments", body))["id"]
+    for api in players:
+        await api.call("POST", f"/api/tournaments/{tid}/register", {})
+    (table,) = (await operator.call("POST", f"/api/tournaments/{tid}/rounds"))["tables"]
+    mover, _ = await _turn([names[n] for n in table["players"]], table["table_id"])
+    with pytest.raises(ApiError) as caught:
+        await names[table["players"][mover]].call("POST", f"/api/tables/{table['table_id']}/hint")
+    assert caught.value.status == 403 and caught.value.body["error"] == "not_practice"
+    for api in [operator, *players]:
+        await api.close()
+
+
+def test_hints_in_flight_are_bounded_per_player_and_in_all() -> None:
+    gate = HintGate(limit=2)
+    with gate.admit(1, 10):
+        with pytest.raises(ServerError) as again, gate.admit(1, 10):
+            pass
+        assert again.value.code == "busy"
+        with gate.admit(2, 10):
+            with pytest.raises(ServerError) as full, gate.admit(3, 11):
+                pass
+            assert full.value.code == "busy"
+    with gate.admit(3, 11):  # released: room again
+        assert gate.asking == {(3, 11)}
+    assert not gate.asking

@@ -4,7 +4,15 @@
 backlog) and kept (`stored_analysis`: computed once per deal, in the database)."""
 
 from app.server.analysis.policy import RoundGate, analysis_allowed, register_round_gate
-from app.server.analysis.pool import AnalysisPool
+from app.server.analysis.pool import OVER_BUDGET, AnalysisOverBudget, AnalysisPool
 from app.server.analysis.store import stored_analysis
 
-__all__ = ["AnalysisPool", "RoundGate", "analysis_allowed", "register_round_gate", "stored_analysis"]
+__all__ = [
+    "OVER_BUDGET",
+    "AnalysisOverBudget",
+    "AnalysisPool",
+    "RoundGate",
+    "analysis_allowed",
+    "register_round_gate",
+    "stored_analysis",
+]

@@ -15,6 +15,26 @@ from typing import Any
 from app.analysis.deal import DEFAULT_NODE_BUDGET, analyse_json
 from app.protocol.codes import ErrorCode
 from app.server.errors import ApiError
+from app.solver import SolverBudgetExceeded
+
+OVER_BUDGET = "budget_exceeded"
+
+
+class AnalysisOverBudget(Exception):
+    """The deal's analysis needs more than the pool's node budget (deterministic: it always will)."""
+
+    def __init__(self, node_budget: int) -> None:
+        super().__init__(f"the deal's analysis needs more than {node_budget} solver nodes")
+        self.node_budget = node_budget
+
+
+def _analyse(deal: dict[str, Any], node_budget: int) -> dict[str, Any]:
+    """`analyse_json` in the worker; a budget overrun comes back as a value (``{OVER_BUDGET: budget}``),
+    since the solver's exception does not cross the process boundary intact."""
+    try:
+        return analyse_json(deal, node_budget)
+    except SolverBudgetExceeded:
+        return {OVER_BUDGET: node_budget}
 
 
 class AnalysisPool:
@@ -37,7 +57,8 @@ class AnalysisPool:
         return self._executor
 
     async def analyse(self, deal: dict[str, Any]) -> dict[str, Any]:
-        """`app.analysis.deal.analyse_json` of ``deal`` in a worker process."""
+        """`app.analysis.deal.analyse_json` of ``deal`` in a worker process; `AnalysisOverBudget` when the
+        solver passes the node budget."""
         if self._waiting >= self._backlog:
             raise ApiError(ErrorCode.BUSY, "the solver is busy with other analyses; try again shortly")
         self._waiting += 1
@@ -45,11 +66,13 @@ class AnalysisPool:
             async with self._slots:
                 loop = asyncio.get_running_loop()
                 result: dict[str, Any] = await loop.run_in_executor(
-                    self._pool(), analyse_json, deal, self.node_budget
+                    self._pool(), _analyse, deal, self.node_budget
                 )
-                return result
         finally:
             self._waiting -= 1
+        if OVER_BUDGET in result:
+            raise AnalysisOverBudget(self.node_budget)
+        return result
 
     def shutdown(self) -> None:
         if self._executor is not None:

@@ -6,8 +6,11 @@ room whose games are rated (`RoomSettings.rated`). It moves its room's ladder an
 
 Live and rebuilt ratings are equal by construction: both go through `_take_in` in the same order. A game
 that settles after a later-finished one was already taken in (an award given late, or two commits landing
-out of order) is out of that order, so `rate_settled` then replays every ladder from the start (`rebuild`)
-instead of appending it; what was decided about each game before (counted or not) is kept.
+out of order) is out of that order, so `rate_settled` then replays the ladders from that game on
+(`_replay_from`): the ratings as they stood just before it are read back from the rating history (each
+`RatingChange` holds a player's rating after a game), the later games are undone and taken in again after
+it; what was decided about each game before (counted or not) is kept. Only the games after the late one
+are replayed, not every game since the site began: the single writer's lock (SQLite) is held that long.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from sqlalchemy import Select, delete, exists, not_, select
+from sqlalchemy import ColumnElement, Select, and_, delete, exists, not_, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -177,16 +180,78 @@ async def rebuild(session: AsyncSession) -> int:
     return counted
 
 
+def _after(first: _Settled) -> ColumnElement[bool]:
+    """Rated games later than ``first`` in (finished_at, table_id) order."""
+    return or_(
+        RatedGame.finished_at > first.finished_at,
+        and_(RatedGame.finished_at == first.finished_at, RatedGame.table_id > first.table_id),
+    )
+
+
+async def _replay_from(session: AsyncSession, first: _Settled) -> dict[int, bool]:
+    """Undo every game taken in after ``first`` and set each rating it touched back to the player's last
+    rating before (from the history; no history: no rating, the initial one applies again), then take in
+    ``first`` and every settled game after it in order. Returns the decisions kept of the undone games."""
+    decided = {
+        int(t): bool(c)
+        for t, c in (
+            await session.execute(select(RatedGame.table_id, RatedGame.counted).where(_after(first)))
+        )
+    }
+    if decided:
+        undone = list(decided)
+        touched = (
+            await session.execute(
+                select(RatingChange.ladder, RatingChange.user_id)
+                .where(RatingChange.table_id.in_(undone))
+                .distinct()
+            )
+        ).all()
+        await session.execute(delete(RatingChange).where(RatingChange.table_id.in_(undone)))
+        await session.execute(delete(RatedGame).where(RatedGame.table_id.in_(undone)))
+        for ladder, user_id in touched:
+            row = await session.get(PlayerRating, (ladder, user_id))
+            last = (
+                await session.execute(
+                    select(RatingChange)
+                    .where(RatingChange.ladder == ladder, RatingChange.user_id == user_id)
+                    .order_by(RatingChange.at.desc(), RatingChange.table_id.desc())
+                    .limit(1)
+                )
+            ).scalar_one_or_none()
+            if row is None:
+                continue
+            if last is None:
+                await session.delete(row)
+            else:
+                row.mu, row.sigma, row.games, row.updated_at = last.mu, last.sigma, last.games, last.at
+        await session.flush()
+    rows = await session.execute(
+        _settled_query()
+        .where(
+            or_(
+                GameTable.finished_at > first.finished_at,
+                and_(GameTable.finished_at == first.finished_at, GameTable.id >= first.table_id),
+            )
+        )
+        .order_by(GameTable.finished_at, GameTable.id)
+    )
+    for table_id, room_id, finished_at in rows.all():
+        settled = _Settled(int(table_id), int(room_id), float(finished_at or 0.0))
+        await _take_in(session, settled, decided.get(settled.table_id))
+    return decided
+
+
 async def rate_settled(session: AsyncSession) -> int:
-    """Take in the games settled since the last call, in order (a replay of all when one is late, see the
-    module's docstring); the caller commits. Returns how many games were taken in."""
+    """Take in the games settled since the last call, in order (a replay from the earliest of them when
+    it is late, see the module's docstring); the caller commits. Returns how many games were taken in."""
     pending = await _pending(session)
     if not pending:
         return 0
     last = await _last_taken(session)
     if last is not None and (pending[0].finished_at, pending[0].table_id) < last:
-        log.info("ratings: game %d settled out of order; replaying every ladder", pending[0].table_id)
-        await rebuild(session)
+        log.info("ratings: game %d settled out of order; replaying the ladders from it", pending[0].table_id)
+        await _replay_from(session, pending[0])
         return len(pending)
     for settled in pending:
         await _take_in(session, settled, None)

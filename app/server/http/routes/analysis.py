@@ -3,7 +3,9 @@
 - ``GET /api/analysis/tables/{table}/deals/{n}``: one deal, card by card, in table seats, with the deal's
   full record (all hands) for the replay; refused ``analysis_not_yet`` (409) for the deal in play or
   while a tournament round is on (`app.server.analysis.analysis_allowed`).
-- ``GET /api/analysis/tables/{table}``: every finished deal's summary (par, tricks taken, mistakes).
+- ``GET /api/analysis/tables/{table}``: every finished deal, with the summary (par, tricks taken,
+  mistakes) of those already analysed; it computes nothing (a whole pulya in one request would hold the
+  solver pool), the per-deal route does.
 - ``POST /api/analysis/deal``: a deal given in the command line's form (an imported record): analysed,
   not stored.
 """
@@ -17,10 +19,16 @@ from sqlalchemy import select
 
 from app.analysis.deal import PlayedDeal
 from app.analysis.records import inner_record, played_deal
-from app.db.models import DealRecord, GameTable, Room, TableSeat, User
+from app.db.models import DealAnalysis, DealRecord, GameTable, Room, TableSeat, User
 from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import require_watch
-from app.server.analysis import AnalysisPool, analysis_allowed, stored_analysis
+from app.server.analysis import (
+    OVER_BUDGET,
+    AnalysisOverBudget,
+    AnalysisPool,
+    analysis_allowed,
+    stored_analysis,
+)
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
 from app.server.tables.robot_levels import robot_level
@@ -86,7 +94,10 @@ async def deal_analysis(
     players = await _players(session, table_id)
     deal_id, result, record = deal.id, deal.result, deal.record
     await session.close()  # no connection held while the solver works
-    found = await stored_analysis(ctx.sessions, _pool(ctx), deal_id)
+    try:
+        found = await stored_analysis(ctx.sessions, _pool(ctx), deal_id)
+    except AnalysisOverBudget as exc:
+        raise ApiError(ErrorCode.ANALYSIS_OVER_BUDGET, str(exc)) from None
     played = played_deal(result, record)
     # The hands as play began (the declarer's after the talon and the discard), by table seat.
     hands = (
@@ -106,29 +117,29 @@ async def deal_analysis(
 
 
 @router.get("/tables/{table_id}")
-async def game_analysis(
-    table_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep
-) -> dict[str, Any]:
+async def game_analysis(table_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """Every finished deal of the table, each with the declarer's par and tricks and the mistakes by seat
-    (deals the policy holds back are listed without them)."""
+    once analysed (the per-deal route analyses; ``analysed`` false until then, ``over_budget`` for a deal
+    the solver cannot analyse); deals the policy holds back are listed without them."""
     await _table(session, table_id, user)
     deals = (
         await session.execute(
-            select(DealRecord.id, DealRecord.deal_number, DealRecord.result)
+            select(DealRecord.deal_number, DealRecord.result, DealAnalysis.analysis, DealAnalysis.seats)
+            .outerjoin(DealAnalysis, DealAnalysis.deal_id == DealRecord.id)
             .where(DealRecord.table_id == table_id)
             .order_by(DealRecord.deal_number)
         )
     ).all()
     allowed = await analysis_allowed(session, table_id, deal_over=True)
     players = await _players(session, table_id)
-    await session.close()
     out = []
-    for deal_id, number, result in deals:
+    for number, result, analysis, seats in deals:
         summary: dict[str, Any] = {"deal": number, "result": result, "analysis": None}
         if allowed:
-            found = await stored_analysis(ctx.sessions, _pool(ctx), deal_id)
-            if found is not None:
-                full = _in_table_seats(*found)
+            summary["analysed"] = analysis is not None
+            summary["over_budget"] = analysis is not None and OVER_BUDGET in analysis
+            if analysis is not None and not summary["over_budget"]:
+                full = _in_table_seats(analysis, [int(s) for s in seats])
                 summary["analysis"] = {
                     "start": full["start"],
                     "taken": full["taken"],
@@ -151,3 +162,5 @@ async def analyse_posted(body: dict[str, Any], user: CurrentUser, ctx: ContextDe
         return await _pool(ctx).analyse(body)
     except InvalidPosition as exc:
         raise ApiError(ErrorCode.INVALID_REQUEST, f"invalid deal: {exc}") from None
+    except AnalysisOverBudget as exc:
+        raise ApiError(ErrorCode.ANALYSIS_OVER_BUDGET, str(exc)) from None

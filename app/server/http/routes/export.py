@@ -20,6 +20,7 @@ from app.analysis.records import inner_record, played_deal
 from app.db.models import DealRecord, GameTable, Room, TableSeat, User
 from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import require_watch
+from app.server.analysis import AnalysisOverBudget, analysis_allowed
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
 from app.server.tables.robot_levels import robot_level
@@ -78,17 +79,28 @@ class ImportedDeal(BaseModel):
 
 
 class ImportedGame(BaseModel):
-    """A `preferans-game/1` record (only ``deals`` is read)."""
+    """A `preferans-game/1` record (``deals``, and ``table`` to hold a tournament's deals back)."""
 
+    table: int | None = Field(None, ge=1)
     deals: list[ImportedDeal] = Field(max_length=MAX_IMPORTED_DEALS)
 
 
 @router.post("/analysis/record")
-async def analyse_record(body: ImportedGame, user: CurrentUser, ctx: ContextDep) -> dict[str, Any]:
+async def analyse_record(
+    body: ImportedGame, user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
     """Every deal of an imported record analysed (solver seats mapped back to table seats); a deal that
-    cannot have been played as recorded is a 422 naming it."""
+    cannot have been played as recorded is a 422 naming it. The record of a table of this site is held to
+    the analysis policy (`analysis_allowed`): a tournament table's deals are not analysed here while its
+    round is on (409 ``analysis_not_yet``, RULES §12)."""
     if ctx.analysis is None:  # pragma: no cover - set by the lifespan
         raise ApiError(ErrorCode.BUSY, "the analysis service is not running")
+    if body.table is not None and not await analysis_allowed(session, body.table, deal_over=True):
+        raise ApiError(
+            ErrorCode.ANALYSIS_NOT_YET,
+            "the table's tournament round is still on: its deals are analysed after it",
+        )
+    await session.close()  # no connection held while the solver works
     out = []
     for deal in body.deals:
         try:
@@ -105,6 +117,8 @@ async def analyse_record(body: ImportedGame, user: CurrentUser, ctx: ContextDep)
             analysis = await ctx.analysis.analyse(deal_json(played))
         except InvalidPosition as exc:
             raise ApiError(ErrorCode.INVALID_REQUEST, f"deal {deal.deal}: {exc}") from None
+        except AnalysisOverBudget as exc:
+            raise ApiError(ErrorCode.ANALYSIS_OVER_BUDGET, f"deal {deal.deal}: {exc}") from None
         cards = [{**c, "seat": seats[c["seat"]]} for c in analysis["cards"]]
         summary = {"start": analysis["start"], "taken": analysis["taken"], "cards": cards}
         out.append({"deal": deal.deal, "result": deal.result, "analysis": summary})
