@@ -32,8 +32,9 @@ CONVENTIONS = {"pool_size": 100, "deal_time": 120, "reserve_time": 300, "misere_
 
 @pytest.fixture
 def many_tables_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    """SQLite; one operator may open all the tables."""
-    env = {"PREFERANS_MAX_LIVE_TABLES_PER_OPERATOR": str(TABLES)}
+    """SQLite; one operator may open all the tables, and each of the three players come back to 16 of them
+    at once (more sockets than one user's cap, 8)."""
+    env = {"PREFERANS_MAX_LIVE_TABLES_PER_OPERATOR": str(TABLES), "PREFERANS_MAX_CONNECTIONS_PER_USER": "32"}
     yield from _server(f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}", tmp_path, env)
 
 
