@@ -84,6 +84,18 @@ async def require_watch(session: AsyncSession, room: Room, user: User, table_id:
     raise ApiError(ErrorCode.PRIVATE_ROOM, PRIVATE_ROOM)
 
 
+async def watched_table(session: AsyncSession, table_id: int, user: User) -> GameTable:
+    """The table ``user`` asks to see: 404 ``not_found`` for an unknown one, 403 ``private_room`` unless he
+    may watch its room or sits at it (the one check behind every page that shows a table's records)."""
+    table = await session.get(GameTable, table_id)
+    if table is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
+    room = await session.get(Room, table.room_id)
+    if room is not None:
+        await require_watch(session, room, user, table_id)
+    return table
+
+
 async def is_seated(session: AsyncSession, table_id: int, user_id: int) -> bool:
     found = await session.scalar(
         select(TableSeat.seat).where(TableSeat.table_id == table_id, TableSeat.user_id == user_id)

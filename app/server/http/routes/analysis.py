@@ -19,9 +19,9 @@ from sqlalchemy import select
 
 from app.analysis.deal import PlayedDeal
 from app.analysis.records import inner_record, played_deal
-from app.db.models import DealAnalysis, DealRecord, GameTable, Room, TableSeat, User
+from app.db.models import DealAnalysis, DealRecord, TableSeat, User
 from app.protocol.codes import ErrorCode
-from app.server.accounts.privacy import require_watch
+from app.server.accounts.privacy import watched_table
 from app.server.analysis import (
     OVER_BUDGET,
     AnalysisOverBudget,
@@ -43,16 +43,6 @@ def _pool(ctx: ContextDep) -> AnalysisPool:
     if ctx.analysis is None:  # pragma: no cover - set by the lifespan
         raise ApiError(ErrorCode.BUSY, "the analysis service is not running")
     return ctx.analysis
-
-
-async def _table(session: SessionDep, table_id: int, user: User) -> GameTable:
-    table = await session.get(GameTable, table_id)
-    if table is None:
-        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
-    room = await session.get(Room, table.room_id)
-    if room is not None:
-        await require_watch(session, room, user, table_id)
-    return table
 
 
 async def _players(session: SessionDep, table_id: int) -> dict[int, str]:
@@ -79,7 +69,7 @@ def _in_table_seats(analysis: dict[str, Any], seats: list[int]) -> dict[str, Any
 async def deal_analysis(
     table_id: Id, deal_number: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep
 ) -> dict[str, Any]:
-    table = await _table(session, table_id, user)
+    table = await watched_table(session, table_id, user)
     deal = await session.scalar(
         select(DealRecord).where(DealRecord.table_id == table_id, DealRecord.deal_number == deal_number)
     )
@@ -121,7 +111,7 @@ async def game_analysis(table_id: Id, user: CurrentUser, session: SessionDep) ->
     """Every finished deal of the table, each with the declarer's par and tricks and the mistakes by seat
     once analysed (the per-deal route analyses; ``analysed`` false until then, ``over_budget`` for a deal
     the solver cannot analyse); deals the policy holds back are listed without them."""
-    await _table(session, table_id, user)
+    await watched_table(session, table_id, user)
     deals = (
         await session.execute(
             select(DealRecord.deal_number, DealRecord.result, DealAnalysis.analysis, DealAnalysis.seats)

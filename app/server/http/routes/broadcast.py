@@ -15,9 +15,9 @@ from fastapi import APIRouter
 from sqlalchemy import func, select
 
 from app.analysis.records import inner_record, played_deal
-from app.db.models import DealRecord, GameTable, InterruptedDeal, Room, RoomSettings, TableSeat, User
+from app.db.models import DealRecord, InterruptedDeal, RoomSettings, TableSeat, User
 from app.protocol.codes import ErrorCode
-from app.server.accounts.privacy import require_watch
+from app.server.accounts.privacy import watched_table
 from app.server.analysis import analysis_allowed
 from app.server.errors import ApiError
 from app.server.http.deps import CurrentUser, Id, SessionDep
@@ -28,12 +28,7 @@ router = APIRouter(prefix="/api/broadcast", tags=["broadcast"])
 
 @router.get("/tables/{table_id}")
 async def broadcast(table_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    table = await session.get(GameTable, table_id)
-    if table is None:
-        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
-    room = await session.get(Room, table.room_id)
-    if room is not None:
-        await require_watch(session, room, user, table_id)
+    table = await watched_table(session, table_id, user)
     settings = await session.get(RoomSettings, table.room_id)
     if settings is None or not settings.broadcast:
         raise ApiError(ErrorCode.FORBIDDEN, "this room does not broadcast its tables")

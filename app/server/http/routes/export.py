@@ -17,9 +17,9 @@ from sqlalchemy import select
 
 from app.analysis.deal import deal_json
 from app.analysis.records import inner_record, played_deal
-from app.db.models import DealRecord, GameTable, Room, TableSeat, User
+from app.db.models import DealRecord, Room, TableSeat, User
 from app.protocol.codes import ErrorCode
-from app.server.accounts.privacy import require_watch
+from app.server.accounts.privacy import watched_table
 from app.server.analysis import AnalysisOverBudget, analysis_allowed
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
@@ -34,12 +34,8 @@ MAX_IMPORTED_DEALS = 200
 
 @router.get("/export/tables/{table_id}")
 async def export_game(table_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    table = await session.get(GameTable, table_id)
-    if table is None:
-        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
+    table = await watched_table(session, table_id, user)
     room = await session.get(Room, table.room_id)
-    if room is not None:
-        await require_watch(session, room, user, table_id)
     seats = (
         await session.execute(
             select(TableSeat.seat, User.name)

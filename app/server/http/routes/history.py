@@ -19,7 +19,6 @@ from app.db.models import (
     DealRecord,
     GameTable,
     InterruptedDeal,
-    Room,
     SeatHolder,
     TableSeat,
     User,
@@ -31,7 +30,7 @@ from app.engine.scoring import ScoringError
 from app.engine.scoring.checks import check_result
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit_row
-from app.server.accounts.privacy import refuse_own_game, require_watch
+from app.server.accounts.privacy import refuse_own_game, watched_table
 from app.server.errors import ApiError
 from app.server.http.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.http.handlers import refusal
@@ -47,12 +46,7 @@ FINAL = ("finished", "awaiting_adjudication")
 async def table_history(table_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """Every finished deal's full record (RULES §12: shown to the table once the deal is over); a private
     room closed to spectators shows it only to its players (`app.server.accounts.privacy`)."""
-    table = await session.get(GameTable, table_id)
-    if table is None:
-        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
-    room = await session.get(Room, table.room_id)
-    if room is not None:
-        await require_watch(session, room, user, table_id)
+    table = await watched_table(session, table_id, user)
     deals = (
         await session.execute(
             select(DealRecord).where(DealRecord.table_id == table_id).order_by(DealRecord.deal_number)

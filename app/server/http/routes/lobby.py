@@ -18,7 +18,14 @@ from app.db.models import GameTable, Room, SeatHolder, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
-from app.server.accounts.privacy import require_sit, require_watch, room_access, table_room, visible_rooms
+from app.server.accounts.privacy import (
+    require_sit,
+    require_watch,
+    room_access,
+    table_room,
+    visible_rooms,
+    watched_table,
+)
 from app.server.cluster.peers import live_details
 from app.server.errors import ApiError
 from app.server.http.deps import (
@@ -265,12 +272,7 @@ async def open_table(
 
 @router.get("/tables/{table_id}")
 async def get_table(table_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> TableOut:
-    table = await session.get(GameTable, table_id)
-    if table is None:
-        raise ApiError(ErrorCode.NOT_FOUND, f"no table {table_id}")
-    room = await session.get(Room, table.room_id)
-    if room is not None:
-        await require_watch(session, room, user, table_id)
+    table = await watched_table(session, table_id, user)
     return await _table_out(ctx, session, table)
 
 
