@@ -1,8 +1,8 @@
 """tournaments (RULES.md §9): tournaments, registrations and teams, rounds with their draw and clock, the
 tables a round seats, judges' adjustments and appeals, captains' and judges' calls
 
-Revision ID: 0009_tourney_tournaments
-Revises: 0008
+Revision ID: 0010_tourney_tournaments
+Revises: 0009_hung_rate_buckets
 Create Date: 2026-12-01
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0009_tourney_tournaments"
+revision: str = "0010_tourney_tournaments"
 down_revision: str | None = "0009_hung_rate_buckets"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

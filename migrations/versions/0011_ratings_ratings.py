@@ -1,8 +1,8 @@
 """ratings: per room and site-wide ladders, their history, the games rated, the rooms' rating settings;
 the solver's analyses of finished deals
 
-Revision ID: 0009_ratings_ratings
-Revises: 0008
+Revision ID: 0011_ratings_ratings
+Revises: 0010_tourney_tournaments
 Create Date: 2026-12-01
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0009_ratings_ratings"
-down_revision: str | None = "0009_tourney_tournaments"
+revision: str = "0011_ratings_ratings"
+down_revision: str | None = "0010_tourney_tournaments"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

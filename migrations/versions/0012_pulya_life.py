@@ -1,8 +1,8 @@
 """the pulya's life outside the deal (RULES §7.7): a table's open proposal and adjournment, and every
 holder of each seat with the deals each played
 
-Revision ID: 0009_pulya_life
-Revises: 0008
+Revision ID: 0012_pulya_life
+Revises: 0011_ratings_ratings
 Create Date: 2026-12-01
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0009_pulya_life"
-down_revision: str | None = "0009_ratings_ratings"
+revision: str = "0012_pulya_life"
+down_revision: str | None = "0011_ratings_ratings"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,8 +1,8 @@
 """table chat (issue 22 §4): rooms.chat_closed_in_deals and rooms.chat_retention_days; chat messages,
 a user's ignores, moderators' mutes and reports
 
-Revision ID: 0009_site_chat
-Revises: 0008
+Revision ID: 0013_site_chat
+Revises: 0012_pulya_life
 Create Date: 2026-12-01
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0009_site_chat"
-down_revision: str | None = "0009_pulya_life"
+revision: str = "0013_site_chat"
+down_revision: str | None = "0012_pulya_life"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,8 +1,8 @@
 """captain's calls numbered per seat of a table: a unique (table_id, seat, ordinal) makes the limit of 3
 calls in a pulya (RULES.md §9.6) hold under concurrent calls
 
-Revision ID: 0012_tfix_captain_ordinal
-Revises: 0009_ratings_ratings
+Revision ID: 0014_tfix_captain_ordinal
+Revises: 0013_site_chat
 Create Date: 2026-12-01
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0012_tfix_captain_ordinal"
-down_revision: str | None = "0009_site_chat"
+revision: str = "0014_tfix_captain_ordinal"
+down_revision: str | None = "0013_site_chat"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
