@@ -31,17 +31,23 @@ WARNING_AT = 1_000_000 + 50 * 60_000  # the clock below: started at 1_000_000, 6
 @dataclass
 class ScriptedTable:
     """A table's answers to the round's end: ``deal`` in progress; ``lose`` replies are swallowed (the
-    table takes the end but the reply never comes); ``refuse`` straggler ends are refused first."""
+    table takes the end but the reply never comes); ``refuse`` straggler ends are refused first; ``fail``
+    ends are answered ``server_error`` first (the table could not store them)."""
 
     deal: int
     lose: int = 0
     refuse: int = 0
+    fail: int = 0
     last_deal: int | None = None
     asked: list[bool] = field(default_factory=list)
 
     def submit(self, command: RoundEnd) -> None:
         straggler = command.command.straggler
         self.asked.append(straggler)
+        if self.fail:
+            self.fail -= 1
+            command.reply.set_exception(SeatError(ErrorCode.SERVER_ERROR, "the database is away"))
+            return
         if straggler and self.refuse:
             self.refuse -= 1
             command.reply.set_exception(SeatError(ErrorCode.TOURNAMENT_STATE, "adjourned"))
@@ -160,3 +166,17 @@ async def test_a_refused_straggler_end_is_sent_again_until_the_table_takes_it(
     (end,) = await _ends(ctx)
     assert end is not None and end["straggler_sent"] == WARNING_AT + 2_000
     assert tables[table_id].asked == [True, True] and tables[table_id].last_deal == 4
+
+
+async def test_a_table_that_cannot_store_the_announcement_is_asked_again_not_counted_as_missing_it(
+    ctx: ServerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (table_id,) = await _round(ctx, [None])
+    tables = {table_id: ScriptedTable(deal=3, fail=1)}
+    _script(monkeypatch, tables)
+    await round_clock.tick(ctx, WARNING_AT)  # its commit failed: no answer, not a refusal (§9.3)
+    assert await _ends(ctx) == [None]
+    await round_clock.tick(ctx, WARNING_AT + 1_000)
+    (end,) = await _ends(ctx)
+    assert end is not None and end["last_deal"] == 3 + MORE_DEALS and not end["missed"]
+    assert tables[table_id].asked == [False, False]

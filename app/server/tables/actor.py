@@ -326,6 +326,13 @@ class TableActor:
                 try:
                     await self._reconcile()
                 except Exception:
+                    # A timer's command lost here must not leave its timer marked as pending: the grace
+                    # would hold the clock for good, the adjournment never end (the retry re-arms them).
+                    if isinstance(command, GraceOver):
+                        self._grace, self._grace_until = None, None
+                        self._holds.discard("reconnect")
+                    elif isinstance(command, AdjournDue):
+                        self._adjourn_timer = None
                     if isinstance(command, Act):  # every action gets a reply: this one is not applied
                         away = "the table cannot reach its database; send it again"
                         command.conn.send(
@@ -410,6 +417,7 @@ class TableActor:
             case AdjournDue():
                 self._adjourn_timer = None
                 await self._run_step(AdjournExpiry())
+                self._unload_if_idle()  # settled with nobody watching: nothing keeps it in memory
             case Judge() as judge:  # admin: a judge's sanction or revocation (RULES §11)
                 await self._run_step(judge.command, judge=judge)
                 if not judge.reply.done():
@@ -418,6 +426,7 @@ class TableActor:
                 await self._run_step(end.command)
                 if not end.reply.done():
                     end.reply.set_result(self._sheet_now())
+                self._unload_if_idle()
 
     def _unload_if_idle(self) -> None:
         if not self.connections and self.queue.empty() and self.game is not None and self.game.is_over:
@@ -655,11 +664,13 @@ class TableActor:
                     self.table_id, stored.version, self.version)  # fmt: skip
         self.restore(stored)
         game = self.game
-        if game is not None:
-            # The database just answered: the seat on move counts from now, not from the lost commit.
+        holds = self._holds - {"storage"}  # the database just answered
+        # A clock stored frozen stays so while a reconnect hold waits (the retry or the seat's return ends
+        # it) and at an adjourned game (RULES §7.7); any other runs from now, not from the lost commit.
+        if game is not None and not (game.clock.frozen and (holds or not game.playable)):
             self.game = replace(game, clock=game.clock.resume_after_crash(self._now(), 0))
-        self._holds.clear()
-        self._paused = False
+        self._holds = holds
+        self._paused = bool(holds) and game is not None and game.clock.frozen
         self._unsure = False
         for conn in list(self.connections):
             conn.seat = self.seating.seat_of(conn.user_id)
@@ -1004,6 +1015,8 @@ class TableActor:
             return
         due = adjourn_deadline_wall_ms(adjourned, game.state.conventions.adjourn_limit)
         delay = max(0.0, (due - self._wall()) / 1000.0)
+        if self._failures:  # its step could not be stored: tried again at the retry's pace, not at once
+            delay = max(delay, min(5.0, 0.25 * 2 ** min(self._failures, 5)))
         self._adjourn_timer = asyncio.get_running_loop().call_later(delay + 0.001, self.submit, AdjournDue())
 
     def _arm_timer(self) -> None:

@@ -30,6 +30,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.db.models import GameTable, TournamentRound, TournamentTable
+from app.protocol.codes import ErrorCode
 from app.server.context import ServerContext
 from app.server.errors import TableElsewhere
 from app.server.tables.commands import RoundEnd, SeatError
@@ -77,6 +78,13 @@ ANSWER_TIMEOUT_S = 30.0
 Answer = dict[str, Any] | Literal["refused", "no_answer"]
 
 
+# The refusals that mean the table's game is not running (so it misses the announcement, §9.3); any other
+# refusal is a moment's failure to store, and the table is asked again at the next tick.
+_NOT_RUNNING = frozenset(
+    {ErrorCode.TOURNAMENT_STATE, ErrorCode.NOT_STARTED, ErrorCode.NOT_PLAYING, ErrorCode.GAME_OVER}
+)
+
+
 async def _send(ctx: ServerContext, table_id: int, *, straggler: bool) -> Answer:
     """The round's end to one table: its sheet as it now stands, `REFUSED` or `NO_ANSWER`."""
     try:
@@ -94,8 +102,12 @@ async def _send(ctx: ServerContext, table_id: int, *, straggler: bool) -> Answer
     try:
         return await asyncio.wait_for(reply, timeout=ANSWER_TIMEOUT_S)
     except (SeatError, TableRefused) as exc:
-        log.info("table %s did not take the round's end: %s", table_id, exc)
-        return REFUSED
+        if exc.code in _NOT_RUNNING:
+            log.info("table %s did not take the round's end: %s", table_id, exc)
+            return REFUSED
+        # A table that cannot store now (server_error, table_closed, busy) has not missed the announcement.
+        log.warning("table %s could not take the round's end now (%s); asked again later", table_id, exc)
+        return NO_ANSWER
     except TimeoutError:
         # The table may still take it; the step is idempotent, so asking again reads its end from its sheet.
         log.warning("table %s did not answer the round's end in time; asked again at the next tick", table_id)

@@ -1,0 +1,120 @@
+"""The table actor's features together (a review of the merged actor): a timer's command lost while the
+table rereads an uncertain commit neither holds a clock for good nor keeps an adjournment past its limit;
+an adjournment's step that cannot be stored is retried at the retry's pace, not at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from app.engine.conventions import Conventions
+from app.server.tables.actor import TableActor
+from app.server.tables.commands import Retry
+from app.server.timebase import WallMs
+from app.table import TableStatus
+from app.table.proposals import Adjournment
+from tests.server.test_actor_replies import FakeStore
+from tests.server.test_clock_holds import Now, _restarted, _settled, _started
+
+
+async def _until(predicate: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, what
+        await asyncio.sleep(0.02)
+
+
+async def _away(*_: Any) -> Any:
+    raise OSError("the database is away")
+
+
+def test_a_grace_that_ends_while_the_table_cannot_reread_does_not_hold_the_clock_for_good() -> None:
+    async def scenario() -> None:
+        store, now = FakeStore(), Now()
+        source = TableActor(store, 1, 3, Conventions(), first_dealer=0, now=now)
+        source.start()
+        await _started(source)
+        await _settled(source)
+        actor, _mover = await _restarted(source, store, now, grace_ms=300)
+        await source.stop()
+        try:
+            actor._unsure = True  # a commit of unknown outcome within the grace
+            reread = store.stored_version
+            store.stored_version = _away  # type: ignore[method-assign,assignment]
+            await _until(lambda: actor._grace is None, "the grace's end was handled")
+            assert "reconnect" not in actor._holds
+            store.stored_version = reread  # type: ignore[method-assign]
+            actor.submit(Retry())
+            await _until(lambda: actor.game is not None and not actor.game.clock.frozen, "the clock runs")
+            assert actor._holds == set() and actor.game is not None and actor.game.clock.running is not None
+        finally:
+            await actor.stop()
+
+    asyncio.run(scenario())
+
+
+def _adjourned_long_ago(actor: TableActor, now: Now) -> None:
+    game = actor.game
+    assert game is not None
+    actor.game = replace(
+        game, status=TableStatus.ADJOURNED, adjourned=Adjournment(0), clock=game.clock.freeze(now.ms)
+    )
+
+
+def test_an_adjournment_past_its_limit_is_settled_though_its_timer_fired_during_an_outage() -> None:
+    async def scenario() -> None:
+        store, now = FakeStore(), Now()
+        actor = TableActor(store, 1, 3, Conventions(), first_dealer=0, now=now, wall=lambda: WallMs(10**13))
+        actor.start()
+        try:
+            await _started(actor)
+            await _settled(actor)
+            _adjourned_long_ago(actor, now)
+            commit, reread = store.impl, store.stored_version
+            store.impl = _away
+            store.stored_version = _away  # type: ignore[method-assign,assignment]
+            actor._arm_timer()
+            await _until(lambda: actor._failures > 0, "the settlement's commit failed")
+            await _until(
+                lambda: actor._unsure or actor._adjourn_timer is not None, "the timer is armed again"
+            )
+            store.impl, store.stored_version = commit, reread  # type: ignore[method-assign]
+            actor.storage_back()
+            actor.submit(Retry())
+            await _until(lambda: actor.status == TableStatus.FINISHED, "the adjournment was settled")
+        finally:
+            await actor.stop()
+
+    asyncio.run(scenario())
+
+
+def test_an_adjournments_step_that_cannot_be_stored_is_retried_at_the_retrys_pace() -> None:
+    async def scenario() -> None:
+        store, now = FakeStore(), Now()
+        actor = TableActor(store, 1, 3, Conventions(), first_dealer=0, now=now, wall=lambda: WallMs(10**13))
+        actor.start()
+        try:
+            await _started(actor)
+            await _settled(actor)
+            _adjourned_long_ago(actor, now)
+            commits = 0
+
+            async def refused(*_: Any) -> None:
+                nonlocal commits
+                commits += 1
+                raise OSError("too many writes are waiting")
+
+            store.impl = refused
+            actor._arm_timer()
+            await _until(lambda: commits >= 1 and actor._adjourn_timer is not None, "a failed try, re-armed")
+            timer = actor._adjourn_timer
+            assert timer is not None
+            # Not at once (it was re-armed with no delay, hundreds of commits a second): the backoff.
+            assert timer.when() - asyncio.get_running_loop().time() >= 0.2
+        finally:
+            await actor.stop()
+
+    asyncio.run(scenario())
