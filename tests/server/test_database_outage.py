@@ -39,9 +39,9 @@ PLAY_BEFORE = 3.0
 # The table with an idle seat may wait for its own retry timer (it backs off up to 5 s) to learn that the
 # database is back.
 PLAY_AFTER = 7.0
-# What the seats may lose across the outage: the mover's own thinking and its failed commit (~0.1 s), never
-# the outage.
-CHARGE_TOLERANCE_MS = 1500
+# What the seats may lose across the outage: the mover's own thinking and its failed commit (~0.1 s; a bot
+# on a machine busy with a whole test run was seen taking 1.5 s), never the outage (5 s).
+CHARGE_TOLERANCE_MS = 2500
 # A long game; one second of deal time and no misère bonus, so that a charge of more than a second always
 # shows in the reserve, which a new deal does not reset.
 CONVENTIONS = {"pool_size": 500, "deal_time": 1, "reserve_time": 120, "misere_bonus": 0}
