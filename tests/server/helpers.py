@@ -107,3 +107,27 @@ async def play_out(
 def seats_left_ms(clock: dict[str, Any]) -> list[int]:
     """Each seat's time left (deal time and reserve) in a frame's ``clock``."""
     return [int(s["deal_ms"]) + int(s["reserve_ms"]) for s in clock["seats"]]
+
+
+async def sit_and_play(
+    players: list[Api], table_id: int, seed: int, done: asyncio.Event | None = None
+) -> None:
+    """Each of ``players`` connects to the table and sits, then all play random legal actions (seeded) until
+    their game ends; ``done`` is set when they stop, however they stop."""
+    rng = random.Random(seed)
+    clients = []
+    for api in players:
+        client = api.table(table_id)
+        await client.connect()
+        clients.append(client)
+        await api.sit(table_id)
+    try:
+        await asyncio.wait_for(
+            asyncio.gather(*(play_table(c, random_chooser(random.Random(rng.random()))) for c in clients)),
+            300,
+        )
+    finally:
+        if done is not None:
+            done.set()
+        for client in clients:
+            await client.close()

@@ -10,35 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import re
 from typing import Any
 
 import pytest
 
-from app.bots.client import Api, ApiError, play_table, random_chooser
+from app.bots.client import ApiError
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
+from tests.server.helpers import sit_and_play
 
 CARD = re.compile(r'"[scdh][789TJQKA]"')
-
-
-async def _seat_and_play(people: list[Api], table_id: int, seed: int, done: asyncio.Event) -> None:
-    rng = random.Random(seed)
-    clients = []
-    for api in people:
-        client = api.table(table_id)
-        await client.connect()
-        clients.append(client)
-        await api.sit(table_id)
-    try:
-        await asyncio.wait_for(
-            asyncio.gather(*(play_table(c, random_chooser(random.Random(rng.random()))) for c in clients)),
-            300,
-        )
-    finally:
-        done.set()
-        for client in clients:
-            await client.close()
 
 
 async def test_broadcast_shows_finished_deals_only_and_export_round_trips(
@@ -64,7 +45,7 @@ async def test_broadcast_shows_finished_deals_only_and_export_round_trips(
             seen.append(await watcher.call("GET", f"/api/broadcast/tables/{table['id']}"))
             await asyncio.sleep(0.05)
 
-    await asyncio.gather(_seat_and_play(people, table["id"], 4, done), watch())
+    await asyncio.gather(sit_and_play(people, table["id"], 4, done), watch())
     history = await operator.call("GET", f"/api/tables/{table['id']}/history")
     records = {d["deal"]: d["record"]["record"] for d in history["deals"]}
     live_views = [v for v in seen if v["live_deal"] is not None]

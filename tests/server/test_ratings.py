@@ -5,7 +5,6 @@ a room's rating limits refuse a seat with a typed reason."""
 from __future__ import annotations
 
 import asyncio
-import random
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from app.bots.client import Api, ApiError, play_table, random_chooser
+from app.bots.client import Api, ApiError
 from tests.server.conftest import OPERATOR, ServerProcess, _server, database_for, login
+from tests.server.helpers import sit_and_play
 
 NAMES: dict[int, str] = {}
 
@@ -35,24 +35,6 @@ POOL = {"pool_size": 1, "deal_time": 60, "reserve_time": 60}
 def fast_robots(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
     """A server on each database whose robots do not pause before they play."""
     yield from _server(database_for(request, tmp_path), tmp_path, {"PREFERANS_ROBOT_DELAY_MS": "0"})
-
-
-async def _play(players: list[Api], table_id: int, seed: int) -> None:
-    rng = random.Random(seed)
-    clients = []
-    for api in players:
-        client = api.table(table_id)
-        await client.connect()
-        clients.append(client)
-        await api.sit(table_id)
-    try:
-        await asyncio.wait_for(
-            asyncio.gather(*(play_table(c, random_chooser(random.Random(rng.random()))) for c in clients)),
-            300,
-        )
-    finally:
-        for client in clients:
-            await client.close()
 
 
 async def _until(check: Any, what: str, timeout: float = 60) -> Any:
@@ -78,11 +60,11 @@ async def test_ratings_follow_settled_games_and_equal_a_rebuild(fast_robots: Ser
     names = [NAMES[id(p)] for p in people]
     for game in range(2):
         table = await operator.open_table(room["id"], 3)
-        await _play(people, table["id"], seed=game)
+        await sit_and_play(people, table["id"], seed=game)
     # A game with a robot: the humans are rated against it, the robot stays where it was.
     table = await operator.open_table(room["id"], 3)
     await operator.call("POST", f"/api/tables/{table['id']}/robots", {"seat": 2, "level": "random"})
-    await _play(people[:2], table["id"], seed=5)
+    await sit_and_play(people[:2], table["id"], seed=5)
 
     async def rated() -> dict[str, Any] | None:
         pages = await _pages(operator, names)
@@ -149,12 +131,12 @@ async def test_a_practice_room_rates_nothing(fast_robots: ServerProcess) -> None
     assert caught.value.status == 422
     people = [await new_player(fast_robots) for _ in range(3)]
     table = await operator.open_table(room["id"], 3)
-    await _play(people, table["id"], seed=9)
+    await sit_and_play(people, table["id"], seed=9)
     # Another room's game settles after it: once that one is rated, the practice game was taken in too.
     other = await operator.create_room("rated", POOL)
     table = await operator.open_table(other["id"], 3)
     more = [await new_player(fast_robots) for _ in range(3)]
-    await _play(more, table["id"], seed=10)
+    await sit_and_play(more, table["id"], seed=10)
 
     async def rated() -> bool:
         page = await operator.call("GET", f"/api/ratings/players/{NAMES[id(more[0])]}")

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser
 
 from app.analysis.records import played_deal
-from app.bots.client import Api, play_table, random_chooser
+from app.bots.client import Api
 from tests.server.conftest import OPERATOR, ServerProcess, login
+from tests.server.helpers import sit_and_play
 from tests.web.site import PASSWORD, Observer, Player, open_player, sit_from_lobby
 from tests.web.test_admin_pages import logged_in
 
@@ -28,24 +28,6 @@ async def _bots_for(server: ServerProcess, players: list[Player]) -> list[Api]:
         await api.login(player.name, PASSWORD)
         apis.append(api)
     return apis
-
-
-async def _play(apis: list[Api], table_id: int, seed: int) -> None:
-    rng = random.Random(seed)
-    clients = []
-    for api in apis:
-        client = api.table(table_id)
-        await client.connect()
-        clients.append(client)
-        await api.sit(table_id)
-    try:
-        await asyncio.wait_for(
-            asyncio.gather(*(play_table(c, random_chooser(random.Random(rng.random()))) for c in clients)),
-            300,
-        )
-    finally:
-        for client in clients:
-            await client.close()
 
 
 async def _until(check: Any, what: str, timeout: float = 60) -> Any:
@@ -70,7 +52,7 @@ async def test_leaderboard_player_page_and_analysis_page(
     games = 0
     for seed in range(6):
         table = await operator.open_table(room["id"], 3)
-        await _play(apis, table["id"], seed)
+        await sit_and_play(apis, table["id"], seed)
         games += 1
         history = await operator.call("GET", f"/api/tables/{table['id']}/history")
         for deal in history["deals"]:
