@@ -12,12 +12,11 @@ from typing import Any
 import httpx
 import websockets
 
-from app.protocol.codes import ErrorCode
+from app.protocol.codes import CloseCode, ErrorCode
 
 RETRIES_WHEN_BUSY = 6
 # The server runs several workers and this socket reached one that does not run the table (the close
 # reason names the one that does): reconnect there (a fresh ticket names it too).
-CLOSE_MOVED = 4307
 MAX_TABLE_ID = 2**31 - 1
 
 
@@ -141,7 +140,7 @@ class TableClient:
             async with asyncio.timeout(timeout):
                 text = await self.ws.recv()
         except websockets.ConnectionClosed as exc:
-            if exc.rcvd is None or exc.rcvd.code != CLOSE_MOVED:
+            if exc.rcvd is None or exc.rcvd.code != CloseCode.MOVED:
                 raise
             await self.connect()  # the table moved to another worker
             return await self.receive(timeout)

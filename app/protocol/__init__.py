@@ -1,7 +1,7 @@
 """The wire protocol: pydantic models of every websocket message (``python -m app.protocol schema``) and
 `ErrorCode`, every refusal's code (`app.protocol.codes`, importable by the pure packages)."""
 
-from app.protocol.codes import WEBSOCKET_CODES, ErrorCode
+from app.protocol.codes import WEBSOCKET_CODES, CloseCode, ErrorCode
 from app.protocol.messages import (
     CLIENT_MESSAGES,
     ERROR_CODES,
@@ -32,6 +32,7 @@ __all__ = [
     "ActionMessage",
     "ClientMessage",
     "ClockMessage",
+    "CloseCode",
     "ErrorCode",
     "ErrorMessage",
     "EventFrame",

@@ -13,7 +13,7 @@ their refusals with it; `app.protocol` itself imports nothing else of the app, s
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import Final
 
 
@@ -165,3 +165,26 @@ WEBSOCKET_CODES: Final = frozenset(
         ErrorCode.TOO_MANY_CONNECTIONS, ErrorCode.MOVED, ErrorCode.TABLE_ELSEWHERE,
     }
 )  # fmt: skip
+
+
+class CloseCode(IntEnum):
+    """The codes a table's websocket is closed with, the one list of them (docs/protocol.md explains each).
+
+    The refusals that close a socket send their `ErrorCode` first; the close code tells a client whether
+    to come back: never after `UNAUTHORIZED`/`FORBIDDEN`/`NOT_FOUND`, at once to the named worker after
+    `MOVED`, after a pause after `POLICY` or `TRY_AGAIN`."""
+
+    meaning: str
+
+    def __new__(cls, value: int, meaning: str) -> CloseCode:
+        member = int.__new__(cls, value)
+        member._value_ = value
+        member.meaning = meaning
+        return member
+
+    UNAUTHORIZED = 4401, "the token is missing, invalid, expired or revoked"
+    FORBIDDEN = 4403, "another origin, or a private room closed to this spectator"
+    NOT_FOUND = 4404, "no such table"
+    MOVED = 4307, "another worker runs the table: the close reason is its websocket URL"
+    POLICY = 1008, "too many connections, or a client that keeps flooding"
+    TRY_AGAIN = 1013, "the server is busy, the table moved meanwhile, or the client did not read its frames"

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 import websockets
 
+from app.protocol.codes import CloseCode
 from app.protocol.messages import PongMessage, SnapshotMessage
-from app.server.connections.connection import CLOSE_TOO_SLOW, Connection
+from app.server.connections.connection import Connection
 from tests.server.conftest import OPERATOR, ServerProcess, _server, login, new_player
 from tests.server.helpers import open_table
 
@@ -169,7 +170,7 @@ async def test_a_client_that_does_not_read_is_dropped_with_a_bounded_queue() -> 
     assert conn.queued_bytes <= 1 << 20
     conn.send(PongMessage(id=1))  # ignored once closed
     await conn.wait_sent()
-    assert socket.closed_with == CLOSE_TOO_SLOW
+    assert socket.closed_with == CloseCode.TRY_AGAIN
 
 
 # Resyncs and frames allowed as fast as the client asks.

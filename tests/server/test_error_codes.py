@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from pydantic import ValidationError
 
 from app.engine.errors import EngineError
-from app.protocol import ERROR_CODES, WEBSOCKET_CODES, ErrorCode, ErrorMessage
+from app.protocol import ERROR_CODES, WEBSOCKET_CODES, CloseCode, ErrorCode, ErrorMessage
 from app.protocol.__main__ import main as protocol_main
 from app.server.errors import HTTP_STATUS, ApiError, TableElsewhere
 from app.server.http.handlers import install_error_handlers, refusal
@@ -175,3 +175,23 @@ async def test_a_route_answers_a_table_refusal_with_the_status_of_the_table(
         # The status is read from the table, not written at the route.
         monkeypatch.setitem(HTTP_STATUS, ErrorCode.INVALID_AWARD, 418)
         assert (await client.post("/award")).status_code == 418
+
+
+# ---- close codes: one list, documented, never written as a bare number -----------------------------------
+
+
+def test_the_docs_explain_every_close_code_of_the_enum() -> None:
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = text.split("### Error frames", 1)[1].split("\n## ", 1)[0]
+    documented = {int(code) for code in re.findall(r"\b(1008|1013|4\d{3})\b", section)}
+    assert documented == {int(code) for code in CloseCode}
+
+
+def test_the_server_closes_sockets_only_with_members_of_close_code() -> None:
+    bare = re.compile(r"(close\(\s*(code=)?\d{4}\s*\)|\"code\":\s*\d{4})")
+    offenders = [
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for path in sorted((ROOT / "app").rglob("*.py"))
+        for match in bare.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, RoomInvite, TableSeat, User
-from app.protocol.codes import ErrorCode
+from app.protocol.codes import CloseCode, ErrorCode
 from app.protocol.messages import ErrorMessage
 from app.server.errors import ApiError
 from app.table import LIVE
@@ -30,8 +30,6 @@ from app.table import LIVE
 if TYPE_CHECKING:
     from app.server.connections.connection import Connection
     from app.server.context import ServerContext
-
-CLOSE_FORBIDDEN = 4403  # app.server.http.ws.CLOSE_FORBIDDEN
 
 
 def is_staff(room: Room, user: User) -> bool:
@@ -145,7 +143,7 @@ async def close_unwelcome_watchers(ctx: ServerContext, session: AsyncSession, ro
         user = users.get(conn.user_id)
         if user is None or not (await room_access(session, room, user)).may_watch:
             conn.send(ErrorMessage(code=ErrorCode.PRIVATE_ROOM, message=PRIVATE_ROOM))
-            conn.close(CLOSE_FORBIDDEN)
+            conn.close(CloseCode.FORBIDDEN)
             closed += 1
     return closed
 

@@ -25,7 +25,7 @@ from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from app.db.models import UsedTicket, User
-from app.protocol.codes import ErrorCode
+from app.protocol.codes import CloseCode, ErrorCode
 from app.protocol.messages import ErrorMessage
 from app.server.context import pool_of
 
@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from app.server.context import ServerContext
 
 log = logging.getLogger(__name__)
-
-CLOSE_UNAUTHORIZED = 4401
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +181,7 @@ def close_user(ctx: ServerContext, user_id: int, why: str) -> int:
     conns = list(ctx.user_connections.get(user_id, ()))
     for conn in conns:
         conn.send(ErrorMessage(code=ErrorCode.UNAUTHORIZED, message=why))
-        conn.close(CLOSE_UNAUTHORIZED)
+        conn.close(CloseCode.UNAUTHORIZED)
     return len(conns)
 
 
@@ -221,4 +219,4 @@ async def _sweep_users(ctx: ServerContext, ids: list[int]) -> None:
         stale = [c for c in ctx.user_connections.get(user_id, ()) if disabled or c.generation != generation]
         for conn in stale:
             conn.send(ErrorMessage(code=ErrorCode.UNAUTHORIZED, message="the session was revoked"))
-            conn.close(CLOSE_UNAUTHORIZED)
+            conn.close(CloseCode.UNAUTHORIZED)

@@ -6,9 +6,9 @@ supervisor tells a hung worker)."""
 
 from __future__ import annotations
 
-from app.server.cluster.addresses import CLOSE_MOVED, hostname, moved_url
+from app.server.cluster.addresses import hostname, moved_url
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.supervisor import supervise
 from app.server.cluster.worker import run_ticks
 
-__all__ = ["CLOSE_MOVED", "Cluster", "hostname", "moved_url", "run_ticks", "supervise"]
+__all__ = ["Cluster", "hostname", "moved_url", "run_ticks", "supervise"]

@@ -6,7 +6,6 @@ from starlette.requests import HTTPConnection
 
 # A websocket that reached a worker which does not run its table is closed with this code; the close
 # reason is the websocket URL of the worker that does (reconnect there with the same ticket).
-CLOSE_MOVED = 4307
 
 
 def hostname(host: str) -> str:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import bindparam, func, select, update
 
 from app.db.models import GameTable, ServerState, WorkerSlot
-from app.server.cluster.addresses import CLOSE_MOVED
+from app.protocol.codes import CloseCode
 from app.server.context import pool_of
 from app.server.storage import HEARTBEAT_PREFIX, forget_heartbeats, read_heartbeats
 from app.server.timebase import WallMs, wall_ms
@@ -204,7 +204,7 @@ class Cluster:
 
     async def fence(self, ctx: ServerContext) -> None:
         """Unload the tables another worker has taken over (this one was presumed dead): their sockets
-        are closed with `CLOSE_MOVED` and reconnect to the new owner."""
+        are closed with `CloseCode.MOVED` and reconnect to the new owner."""
         loaded = list(ctx.tables)
         if not loaded:
             return
@@ -224,7 +224,7 @@ class Cluster:
             if actor is not None:
                 log.error("table %s is owned by another worker now: unloaded here", table_id)
                 for conn in list(ctx.table_connections.get(table_id, ())):
-                    conn.close(CLOSE_MOVED)
+                    conn.close(CloseCode.MOVED)
                 await actor.stop()
 
     async def orphans(self, ctx: ServerContext) -> list[int]:

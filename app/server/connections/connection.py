@@ -24,6 +24,7 @@ from typing import Any
 from fastapi import WebSocket
 from pydantic import BaseModel
 
+from app.protocol.codes import CloseCode
 from app.server import metrics
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,6 @@ log = logging.getLogger(__name__)
 _ids = itertools.count(1)
 
 # "Try again later": the client fell too far behind; it reconnects and gets a snapshot.
-CLOSE_TOO_SLOW = 1013
 
 
 class TokenBucket:
@@ -129,7 +129,7 @@ class Connection:
             self._write(text)
             return
         if self.queued_bytes + len(text) > self.queue_bytes or len(self.backlog) >= self.queue_frames:
-            self.close(CLOSE_TOO_SLOW)
+            self.close(CloseCode.TRY_AGAIN)
             return
         self.backlog.append(text)
         self.queued_bytes += len(text)
@@ -154,7 +154,7 @@ class Connection:
         self.close_code = code
         self.closed.set()
         sending = self._sender
-        if code == CLOSE_TOO_SLOW:
+        if code == CloseCode.TRY_AGAIN:
             # Nothing more is owed to a client that stopped reading: stop trying to write to it, and let
             # its socket and buffers go at once (a close frame would wait behind what it does not read).
             if sending is not None:

@@ -23,7 +23,8 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from app.server.connections.connection import CLOSE_TOO_SLOW, Connection
+from app.protocol.codes import CloseCode
+from app.server.connections.connection import Connection
 
 if TYPE_CHECKING:
     from app.server.context import ServerContext
@@ -90,7 +91,7 @@ def check(conn: Connection, now: float, timeout: float, limit: int) -> bool:
             "connection %s (user %s): dropped, %d bytes waiting, %s",
             conn.id, conn.user_id, waiting, "none taken" if stalled else "too many",
         )  # fmt: skip
-        conn.close(CLOSE_TOO_SLOW)
+        conn.close(CloseCode.TRY_AGAIN)
         return True
     return False
 

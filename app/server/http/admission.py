@@ -14,7 +14,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.protocol.codes import ErrorCode
+from app.protocol.codes import CloseCode, ErrorCode
 from app.server.errors import HTTP_STATUS
 
 _PATHS = ("/api/", "/ws/")
@@ -75,4 +75,4 @@ class Admission:
             await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
             await send({"type": "websocket.http.response.body", "body": body})
         else:  # a server without denial responses: close at once, "try again later"
-            await send({"type": "websocket.close", "code": 1013, "reason": "busy"})
+            await send({"type": "websocket.close", "code": CloseCode.TRY_AGAIN, "reason": "busy"})

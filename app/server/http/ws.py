@@ -12,7 +12,7 @@ import time
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from app.db.models import User
-from app.protocol.codes import ErrorCode
+from app.protocol.codes import CloseCode, ErrorCode
 from app.protocol.messages import (
     ActionMessage,
     ErrorMessage,
@@ -24,7 +24,7 @@ from app.protocol.messages import (
 )
 from app.server.accounts.privacy import PRIVATE_ROOM, may_watch_table
 from app.server.accounts.sessions import redeem_signed, too_many_connections, track, untrack
-from app.server.cluster.addresses import CLOSE_MOVED, hostname, moved_url
+from app.server.cluster.addresses import hostname, moved_url
 from app.server.connections.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.errors import ApiError, TableElsewhere
@@ -35,12 +35,6 @@ from app.server.tables.commands import Act, Connect, Disconnect, Resync
 from app.server.tables.registry import get_actor
 
 router = APIRouter()
-
-CLOSE_UNAUTHORIZED = 4401
-CLOSE_FORBIDDEN = 4403
-CLOSE_NOT_FOUND = 4404
-CLOSE_POLICY = 1008
-CLOSE_TRY_AGAIN = 1013
 
 
 async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User, float]:
@@ -64,7 +58,7 @@ async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User,
 
 def _expire(conn: Connection) -> None:
     conn.send(ErrorMessage(code=ErrorCode.UNAUTHORIZED, message="token expired"))
-    conn.close(CLOSE_UNAUTHORIZED)
+    conn.close(CloseCode.UNAUTHORIZED)
 
 
 def origin_allowed(websocket: WebSocket, allowed: str, public_port: int | None = None) -> bool:
@@ -93,7 +87,7 @@ async def _refuse(
 
 
 async def _redirect(websocket: WebSocket, ctx: ServerContext, table_id: int) -> bool:
-    """Several workers: a socket for a table another worker runs is closed with `CLOSE_MOVED`, the reason
+    """Several workers: a socket for a table another worker runs is closed with `CloseCode.MOVED`, the reason
     naming that worker's websocket URL (reconnect there with the same ticket, which is not used here)."""
     if ctx.cluster is None or not 1 <= table_id <= MAX_ID:
         return False
@@ -101,7 +95,7 @@ async def _redirect(websocket: WebSocket, ctx: ServerContext, table_id: int) -> 
     if address is None:
         return False
     url = moved_url(websocket, address, table_id)
-    await _refuse(websocket, ErrorCode.MOVED, f"table {table_id} is served at {url}", CLOSE_MOVED, url)
+    await _refuse(websocket, ErrorCode.MOVED, f"table {table_id} is served at {url}", CloseCode.MOVED, url)
     return True
 
 
@@ -120,7 +114,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     settings = ctx.settings
     if not origin_allowed(websocket, settings.allowed_origins, settings.public_port):
         await _refuse(
-            websocket, ErrorCode.FORBIDDEN, "this origin may not open table sockets", CLOSE_FORBIDDEN
+            websocket, ErrorCode.FORBIDDEN, "this origin may not open table sockets", CloseCode.FORBIDDEN
         )
         return
     try:
@@ -130,10 +124,10 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         welcome = await _welcome(ctx, table_id, user)
         actor = await get_actor(ctx, table_id) if welcome and 1 <= table_id <= MAX_ID else None
     except TableElsewhere as exc:  # several workers: another one took the table meanwhile; try again
-        await _refuse(websocket, exc.code, exc.message, CLOSE_TRY_AGAIN)
+        await _refuse(websocket, exc.code, exc.message, CloseCode.TRY_AGAIN)
         return
     except ApiError as exc:
-        await _refuse(websocket, ErrorCode.UNAUTHORIZED, exc.message, CLOSE_UNAUTHORIZED)
+        await _refuse(websocket, ErrorCode.UNAUTHORIZED, exc.message, CloseCode.UNAUTHORIZED)
         return
     except Exception as exc:
         if not database_down(exc):
@@ -142,14 +136,14 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         await websocket.send_denial_response(database_unavailable())
         return
     if not welcome:  # a private room closed to spectators (app.server.accounts.privacy)
-        await _refuse(websocket, ErrorCode.PRIVATE_ROOM, PRIVATE_ROOM, CLOSE_FORBIDDEN)
+        await _refuse(websocket, ErrorCode.PRIVATE_ROOM, PRIVATE_ROOM, CloseCode.FORBIDDEN)
         return
     if actor is None:
-        await _refuse(websocket, ErrorCode.NOT_FOUND, f"no table {table_id}", CLOSE_NOT_FOUND)
+        await _refuse(websocket, ErrorCode.NOT_FOUND, f"no table {table_id}", CloseCode.NOT_FOUND)
         return
     crowded = too_many_connections(ctx, user.id, table_id, actor.seating.users)
     if crowded is not None:
-        await _refuse(websocket, ErrorCode.TOO_MANY_CONNECTIONS, crowded, CLOSE_POLICY)
+        await _refuse(websocket, ErrorCode.TOO_MANY_CONNECTIONS, crowded, CloseCode.POLICY)
         return
     conn = Connection(
         websocket,
@@ -172,7 +166,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     except TableElsewhere as exc:  # several workers: taken over by another one meanwhile
         untrack(ctx, conn, table_id)
         await websocket.send_text(ErrorMessage(code=exc.code, message=exc.message).model_dump_json())
-        await websocket.close(code=CLOSE_TRY_AGAIN)
+        await websocket.close(code=CloseCode.TRY_AGAIN)
         return
     assert actor is not None
     conn.start()
@@ -198,7 +192,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
                         ErrorMessage(code=ErrorCode.RATE_LIMITED, message="too many messages; slow down")
                     )
                 if strikes >= settings.rate_strikes_to_close:
-                    conn.close(CLOSE_POLICY)  # after the frames already sent, as every close
+                    conn.close(CloseCode.POLICY)  # after the frames already sent, as every close
                     break
                 continue
             strikes = 0
