@@ -13,12 +13,14 @@ import pytest
 from app.engine import (
     Bid,
     CallWhist,
+    IllegalAction,
     JoinFourth,
     MakeBid,
     NameContract,
     PassBid,
     Phase,
     WhistCall,
+    apply,
     legal_actions,
     replay,
 )
@@ -255,3 +257,26 @@ def test_a_player_cannot_send_the_servers_join() -> None:
     with pytest.raises(TableRefused) as refused:
         player_action({"type": "join", "seat": 1}, 1)
     assert refused.value.code == "malformed_action"
+
+
+def test_the_engine_takes_the_join_only_between_deals_left_of_the_last_dealer() -> None:
+    """The recorded action itself (what a replay applies): refused mid-deal, in another seat, at four,
+    and by a table whose conventions let no fourth join."""
+    table = _table()
+    state = table.game.state
+    with pytest.raises(IllegalAction):
+        apply(state, JoinFourth(1))  # deal 1 is in progress
+    _play_out_the_deal(table)
+    over = table.steps[-1].game.state  # deal 2 dealt at once: take the state of deal 1's end instead
+    ended = replace(over, phase=Phase.DEAL_OVER, deal_number=1, dealer=0)
+    with pytest.raises(IllegalAction):
+        apply(ended, JoinFourth(2))  # not left of the last dealer
+    with pytest.raises(IllegalAction):
+        apply(
+            replace(ended, conventions=conventions_from(overrides={"fourth_may_join": False})), JoinFourth(1)
+        )
+    joined, events = apply(ended, JoinFourth(1))
+    assert joined.seats == 4 and joined.phase is Phase.AWAITING_DEAL and joined.next_dealer == 1
+    assert [e.kind for e in events] == ["seat_joined"]
+    with pytest.raises(IllegalAction):
+        apply(replace(joined, phase=Phase.DEAL_OVER), JoinFourth(1))  # a table of four takes no fifth

@@ -641,6 +641,7 @@ class TableActor:
     def restore(self, stored: StoredTable) -> None:
         """Take the table as stored (on load, and after a commit whose outcome was unknown)."""
         self.version = stored.version
+        self.seats = stored.seats  # RULES §7.7: four once a fourth has joined
         self.seating = stored.seating
         self.next_action_seq = stored.next_action_seq
         self.game = stored.game
