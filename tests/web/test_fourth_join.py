@@ -50,6 +50,18 @@ async def test_a_fourth_asks_to_join_three_and_plays_at_four(
         assert third["view"]["dealer"] == (seat + 1) % 4 and seat in third["view"]["deal"]["active"]
         end = await play_deal([*players, dan], observer, "allpass", artifacts)
         assert str(seat) in end["result"]["tricks"]  # the newcomer played his cards by clicking
+        await operator.call("POST", f"/api/tables/{table_id}/stop", {"reason": "closing"})
+        await observer.wait(lambda s: s["status"] in ("finished", "awaiting_adjudication"))
+        page = dan.page  # the game record names each deal's seats by who held them then
+        await page.goto(f"{page.url.split('#')[0]}#/games/{table_id}")
+        await page.wait_for_selector('[data-deal="3"] .reveal-hand', state="attached")  # closed <details>
+
+        async def labels(deal: int) -> set[str]:
+            shown = page.locator(f'[data-deal="{deal}"] .reveal-hand .label')
+            return {(await shown.nth(i).text_content() or "") for i in range(await shown.count())}
+
+        assert await labels(1) == {p.name for p in players}  # deal 1: the three, in their seats then
+        assert dan.name in await labels(3)
         for player in [*players, dan]:
             assert not player.errors, player.errors
     finally:
