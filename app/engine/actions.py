@@ -205,6 +205,19 @@ class Interrupt:
         return {"type": self.type, "reason": self.reason}
 
 
+@dataclass(frozen=True, slots=True)
+class JoinFourth:
+    """A fourth player joins three between deals (RULES §7.7, [K 3.1.2]): he takes ``seat``, left of the
+    player who has just dealt, and every later seat moves up by one. The server's action, recorded in the
+    log like a shuffle so that a table replays across the change of its seat count."""
+
+    seat: int
+    type: ClassVar[str] = "join"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "seat": self.seat}
+
+
 Action: TypeAlias = (
     Shuffle
     | MakeBid
@@ -223,6 +236,7 @@ Action: TypeAlias = (
     | ClaimVerdict
     | TimeOut
     | Interrupt
+    | JoinFourth
 )
 
 
@@ -340,6 +354,7 @@ _PARSERS: dict[str, Any] = {
     "claim_verdict": _claim_verdict,
     "timeout": lambda d: TimeOut(_seat(d)),
     "interrupt": lambda d: Interrupt(_text(d, "reason")[:500]),
+    "join": lambda d: JoinFourth(_seat(d)),
 }
 
 

@@ -23,6 +23,7 @@ from app.engine.actions import (
     Discard,
     Interrupt,
     InviteDealer,
+    JoinFourth,
     MakeBid,
     NameContract,
     PassBid,
@@ -38,6 +39,7 @@ from app.engine.dealing import deal_cards
 from app.engine.ending import deal_record, deal_result, end_deal, interrupt, timeout
 from app.engine.errors import GameOver, IllegalAction, NotYourTurn
 from app.engine.events import Event, private, public
+from app.engine.joining import join_fourth
 from app.engine.play import play_card, turn_cards
 from app.engine.result import DealKind, PlayMode
 from app.engine.state import Phase, TableState, defenders
@@ -110,6 +112,8 @@ def apply(state: TableState, action: Action) -> tuple[TableState, list[Event]]:
     """Apply one action; raise `EngineError` (state unchanged) if it is not allowed now."""
     if isinstance(action, Shuffle):
         return deal_cards(state, action)
+    if isinstance(action, JoinFourth):  # §7.7: between deals, an interrupted one's end included
+        return join_fourth(state, action)
     if state.phase is Phase.INTERRUPTED:
         raise GameOver("the deal was interrupted and awaits adjudication; no more actions")
     if isinstance(action, TimeOut | Interrupt):

@@ -126,6 +126,7 @@ class ErrorCode(StrEnum):
     ADJOURNED = "adjourned", "the game is adjourned: nothing can be played until it resumes"
     NOT_ADJOURNED = "not_adjourned", "the game is not adjourned"
     TOURNAMENT_TABLE = "tournament_table", "a tournament table takes no proposals from players"
+    NO_FOURTH = "no_fourth", "the table's conventions let no fourth player join (``fourth_may_join`` is off)"
 
     # ---- tournaments (RULES.md §9)
     TOURNAMENT_STATE = "tournament_state", "the tournament's stage does not allow this now"

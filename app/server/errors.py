@@ -78,6 +78,7 @@ HTTP_STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.ADJOURNED: 409,
     ErrorCode.NOT_ADJOURNED: 409,
     ErrorCode.TOURNAMENT_TABLE: 403,
+    ErrorCode.NO_FOURTH: 403,
     # A bug in the table's step: nothing changed and the game goes on.
     ErrorCode.SERVER_FAULT: 500,
     # Try again (most with Retry-After).

@@ -10,6 +10,7 @@ passes the time, the shuffle and the robot in, persists what the step says, then
 from app.table.commands import (
     AdjournExpiry,
     Answer,
+    AskToJoin,
     AwardDeal,
     ClockExpiry,
     Decree,
@@ -23,12 +24,23 @@ from app.table.commands import (
     SubstituteAnswer,
     TableCommand,
     Withdraw,
+    WithdrawJoin,
 )
 from app.table.errors import RobotRequired, TableRefused
 from app.table.game import LIVE, Game, Outcome, TableStatus, Termination
 from app.table.proposals import Adjournment, Person, Proposal, ProposalKind
 from app.table.seats import Seating, normalised_action, player_action
-from app.table.step import Applied, EndedDeal, ServerMoves, Step, Substitution, abort, start_game, step
+from app.table.step import (
+    Applied,
+    EndedDeal,
+    Joined,
+    ServerMoves,
+    Step,
+    Substitution,
+    abort,
+    start_game,
+    step,
+)
 
 __all__ = [
     "LIVE",
@@ -36,12 +48,14 @@ __all__ = [
     "Adjournment",
     "Answer",
     "Applied",
+    "AskToJoin",
     "AwardDeal",
     "ClockExpiry",
     "Decree",
     "EndRound",
     "EndedDeal",
     "Game",
+    "Joined",
     "JudgeSheet",
     "Outcome",
     "Person",
@@ -63,6 +77,7 @@ __all__ = [
     "TableStatus",
     "Termination",
     "Withdraw",
+    "WithdrawJoin",
     "abort",
     "normalised_action",
     "player_action",

@@ -104,6 +104,24 @@ class Withdraw:
 
 
 @dataclass(frozen=True, slots=True)
+class AskToJoin:
+    """A registered user not seated asks to join the three as a fourth (§7.7, convention
+    `fourth_may_join`). ``seated``: the users seated at the table; ``tournament``: the table is a
+    tournament table (refused there)."""
+
+    newcomer: Person
+    seated: tuple[int, ...] = ()
+    tournament: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawJoin:
+    """The user who asked to join withdraws his asking."""
+
+    user_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class Ready:
     """A seated player of an adjourned pulya is ready to go on."""
 
@@ -130,6 +148,8 @@ class AdjournExpiry:
     server passes in `ServerMoves.wall_ms`)."""
 
 
-LifeCommand = Propose | Answer | SubstituteAnswer | Withdraw | Ready | Decree | AdjournExpiry
+LifeCommand = (
+    Propose | Answer | SubstituteAnswer | Withdraw | Ready | Decree | AdjournExpiry | AskToJoin | WithdrawJoin
+)
 
 TableCommand = SeatAction | ClockExpiry | Resume | StopGame | AwardDeal | JudgeSheet | EndRound | LifeCommand

@@ -45,7 +45,9 @@ def join_sheet(sheet: ScoreSheet, last_dealer: int, name: str) -> ScoreSheet:
 
     joined = ScoreSheet.new(4, sheet.conventions)
     for line in sheet.history:
-        joined = joined.write(replace(line, writes=tuple(renumbered(w) for w in line.writes)))
+        # [ours] §7.7: a deal played at three is never re-scored at four (a sanction, an award's revision):
+        # its writes stand, renumbered, and its result (in the old seats) is not kept.
+        joined = joined.write(replace(line, writes=tuple(renumbered(w) for w in line.writes), result=None))
     own_pool = sum(sheet.pools) // 3  # rounded down
     own_mountain = -(-sum(sheet.mountains) // 3)  # rounded up: not in the newcomer's favour
     writes = tuple(
@@ -74,4 +76,5 @@ def join_clock(clock: ReserveClock, last_dealer: int) -> ReserveClock:
         clock.settings.deal_ms, smallest, clock.settings.lag.quota_initial_ms
     )
     flagged = frozenset(moved[s] for s in clock.flagged)
-    return replace(clock, seats=tuple(s for s in seats if s is not None), flagged=flagged)
+    resume = None if clock.resume is None else moved[clock.resume]
+    return replace(clock, seats=tuple(s for s in seats if s is not None), flagged=flagged, resume=resume)

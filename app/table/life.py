@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from app.engine.actions import JoinFourth
 from app.engine.events import public
 from app.engine.scoring.sheet import HistoryLine
 from app.engine.state import Phase
@@ -16,27 +17,32 @@ from app.protocol.codes import ErrorCode
 from app.table.commands import (
     AdjournExpiry,
     Answer,
+    AskToJoin,
     Decree,
     LifeCommand,
     Propose,
     Ready,
     SubstituteAnswer,
     Withdraw,
+    WithdrawJoin,
 )
 from app.table.errors import TableRefused
+from app.table.fourth import join_clock, join_sheet, newcomer_seat, seat_map
 from app.table.game import TableStatus, Termination
 from app.table.proposals import (
     Adjournment,
     Proposal,
     ProposalKind,
     answer,
+    ask_to_join,
     decree,
     propose,
     substitute_answer,
     substitution_line,
     withdraw,
+    withdraw_join,
 )
-from app.table.step import Step, Substitution, _drive, _finish, _Run
+from app.table.step import Joined, Step, Substitution, _drive, _finish, _record, _Run
 from app.tournament.seating import is_tournament_table
 
 _BETWEEN = (Phase.AWAITING_DEAL, Phase.DEAL_OVER, Phase.INTERRUPTED)
@@ -70,6 +76,12 @@ def life_step(run: _Run, command: LifeCommand) -> Step:
         case Withdraw(seat):
             _seat(seat, seats)
             withdraw(run.proposal, seat, seats)
+            _set(run, None, "proposal_withdrawn")
+        case AskToJoin(newcomer, seated, tournament):
+            _may_join(run, tournament)
+            _set(run, ask_to_join(run.proposal, newcomer, run.state.deal_number, seated), "proposal_made")
+        case WithdrawJoin(user_id):
+            withdraw_join(run.proposal, user_id, seats)
             _set(run, None, "proposal_withdrawn")
         case Ready(seat):
             _seat(seat, seats)
@@ -143,6 +155,44 @@ def _take_effect(run: _Run, proposal: Proposal) -> None:
                 public("substituted", seat=seat, user=substitute.name, previous=holder.name, after_deal=after,
                        reason=note)
             )  # fmt: skip
+        case ProposalKind.JOIN:
+            _join(run, proposal)
+
+
+def _may_join(run: _Run, tournament: bool) -> None:
+    """§7.7: who may be asked to take a fourth — refused, typed, in a tournament, by the conventions, at a
+    table of four (the game over is refused before this)."""
+    state = run.state
+    if tournament or is_tournament_table(state.conventions):
+        raise TableRefused(ErrorCode.TOURNAMENT_TABLE, "a fourth joins no tournament table")
+    if not state.conventions.fourth_may_join:
+        raise TableRefused(ErrorCode.NO_FOURTH, "the table's conventions let no fourth player join")
+    if state.seats != 3:
+        raise TableRefused(ErrorCode.TABLE_FULL, "a fourth joins a table of three; this one has four")
+    if run.pending:
+        # [ours] §7.7: an interrupted deal awaiting its award is scored in the seats it was played in.
+        raise TableRefused(ErrorCode.INVALID_PROPOSAL, "a deal of this table awaits an award; join after it")
+
+
+def _join(run: _Run, proposal: Proposal) -> None:
+    """§7.7, [K 3.1.2]: the newcomer sits left of the player who has just dealt and deals the next deal,
+    with the averages written (`app.table.fourth`) and the smallest reserve left; the seat count changes
+    by a recorded action, so the table replays across it."""
+    newcomer = proposal.newcomer
+    assert newcomer is not None
+    if run.pending:  # [ours]: a deal interrupted since the asking awaits its award at three (see _may_join)
+        run.events.append(public("proposal_lapsed", proposal=proposal.to_json()))
+        return
+    last_dealer = run.state.dealer
+    seat, moved, after = newcomer_seat(last_dealer), seat_map(last_dealer), run.state.deal_number
+    before = len(run.events)
+    run.clock = join_clock(run.clock, last_dealer)
+    run.sheet = join_sheet(run.sheet, last_dealer, newcomer.name)
+    _record(run, JoinFourth(seat), None)
+    if run.adjourned is not None:  # joined while adjourned: the ready seats renumbered, his not yet
+        run.adjourned = replace(run.adjourned, ready=frozenset(moved[s] for s in run.adjourned.ready))
+    run.joined = Joined(newcomer, seat, moved, after, before)
+    run.events.append(public("joined", seat=seat, user=newcomer.name, after_deal=after, seats=4))
 
 
 def _ready(run: _Run, seat: int) -> Step:

@@ -23,6 +23,7 @@ class ProposalKind(StrEnum):
     SETTLE = "settle"  # end the pulya now "by agreement", settled by §7.2–§7.5
     ADJOURN = "adjourn"  # stop between deals, every clock frozen, until all say "ready"
     SUBSTITUTE = "substitute"  # a registered user not at the table takes the seat from the next deal
+    JOIN = "join"  # a fourth player joins three from the next deal (convention `fourth_may_join`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,8 @@ class Proposal:
     """An open or agreed proposal. ``by``: the proposing seat (None: an operator's decision, ``reason``
     given, which needs no consents); ``deal``: the deal in progress when it was made (0: none yet);
     ``accepted``: the seats that accepted (the proposer's included); ``seat``/``holder``/``substitute``:
-    a substitution's seat, its holder now and who takes it."""
+    a substitution's seat, its holder now and who takes it; ``newcomer``: who asks to join three (he
+    is not seated, so ``by`` is None; he consents by asking)."""
 
     kind: ProposalKind
     by: int | None
@@ -56,6 +58,7 @@ class Proposal:
     substitute: Person | None = None
     substitute_accepted: bool = False
     reason: str | None = None
+    newcomer: Person | None = None
 
     def agreed(self, seats: int) -> bool:
         """Everyone whose consent it needs has given it (an operator's decision needs none)."""
@@ -77,11 +80,12 @@ class Proposal:
             "substitute": None if self.substitute is None else self.substitute.to_json(),
             "substitute_accepted": self.substitute_accepted,
             "reason": self.reason,
+            "newcomer": None if self.newcomer is None else self.newcomer.to_json(),
         }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Proposal:
-        holder, substitute = data.get("holder"), data.get("substitute")
+        holder, substitute, newcomer = data.get("holder"), data.get("substitute"), data.get("newcomer")
         return Proposal(
             kind=ProposalKind(data["kind"]),
             by=None if data.get("by") is None else int(data["by"]),
@@ -92,6 +96,7 @@ class Proposal:
             substitute=None if substitute is None else Person.from_json(substitute),
             substitute_accepted=bool(data.get("substitute_accepted", False)),
             reason=data.get("reason"),
+            newcomer=None if newcomer is None else Person.from_json(newcomer),
         )
 
 
@@ -127,6 +132,8 @@ def propose(
     """A seated player's new proposal (refused while another is open: at most one per table)."""
     if current is not None:
         raise TableRefused(ErrorCode.PROPOSAL_OPEN, "another proposal is open at this table")
+    if kind is ProposalKind.JOIN:
+        raise TableRefused(ErrorCode.INVALID_PROPOSAL, "a fourth player asks to join; the seated do not")
     if kind is ProposalKind.SUBSTITUTE:
         if substitute is None or holder is None:
             raise TableRefused(ErrorCode.INVALID_PROPOSAL, "name the substitute")
@@ -136,6 +143,15 @@ def propose(
     if substitute is not None:
         raise TableRefused(ErrorCode.INVALID_PROPOSAL, f"a {kind.value} proposal names no substitute")
     return Proposal(kind, seat, deal, frozenset({seat}))
+
+
+def ask_to_join(current: Proposal | None, newcomer: Person, deal: int, seated: tuple[int, ...]) -> Proposal:
+    """A user not seated asks to join the three (§7.7): a proposal each seated player answers."""
+    if current is not None:
+        raise TableRefused(ErrorCode.PROPOSAL_OPEN, "another proposal is open at this table")
+    if newcomer.user_id in seated:
+        raise TableRefused(ErrorCode.ALREADY_SEATED, "you already sit at this table")
+    return Proposal(ProposalKind.JOIN, None, deal, newcomer=newcomer)
 
 
 def decree(
@@ -151,6 +167,8 @@ def decree(
     """An operator's or administrator's decision: agreed without consents, with its reason (§7.7)."""
     if not reason.strip():
         raise TableRefused(ErrorCode.INVALID_PROPOSAL, "an operator's decision needs a reason")
+    if kind is ProposalKind.JOIN:  # §7.7: a fourth joins with the three players' consent, never by decree
+        raise TableRefused(ErrorCode.INVALID_PROPOSAL, "a fourth player joins only with the players' consent")
     if kind is ProposalKind.SUBSTITUTE:
         if seat is None or holder is None or substitute is None:
             raise TableRefused(ErrorCode.INVALID_PROPOSAL, "name the seat and the substitute")
@@ -179,6 +197,14 @@ def substitute_answer(current: Proposal | None, user_id: int, accept: bool) -> P
     ):
         raise TableRefused(ErrorCode.NO_PROPOSAL, "no proposal awaits your answer")
     return replace(current, substitute_accepted=True) if accept else None
+
+
+def withdraw_join(current: Proposal | None, user_id: int, seats: int) -> None:
+    """The newcomer withdraws his asking to join (never once all three have accepted)."""
+    if current is None or current.newcomer is None or current.newcomer.user_id != user_id:
+        raise TableRefused(ErrorCode.NO_PROPOSAL, "you have no open proposal to withdraw")
+    if current.agreed(seats):
+        raise TableRefused(ErrorCode.PROPOSAL_AGREED, "an accepted proposal cannot be withdrawn")
 
 
 def withdraw(current: Proposal | None, seat: int, seats: int) -> None:

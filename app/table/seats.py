@@ -21,7 +21,7 @@ def _replaced(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...
 
 
 # What only the server may do: a player's action of these types is refused whatever it says.
-SERVER_ACTIONS = frozenset({"shuffle", "timeout", "interrupt", "claim_verdict"})
+SERVER_ACTIONS = frozenset({"shuffle", "timeout", "interrupt", "claim_verdict", "join"})
 
 
 def refuse_foreign(seat: int, named: object, kind: object) -> None:
@@ -121,6 +121,20 @@ class Seating:
             _replaced(self.last_seq, seat, 0),
             _replaced(self.last_action, seat, None),
         )
+
+    def joined(self, moved: tuple[int, ...], seat: int, user_id: int, name: str) -> Seating:
+        """RULES §7.7: a fourth sits in ``seat``; old seat ``s`` is now ``moved[s]``, its client's numbering
+        kept (the action last applied is forgotten where it named the old seat)."""
+        size = len(moved) + 1
+        users: list[int | None] = [None] * size
+        names: list[str | None] = [None] * size
+        last_seq = [0] * size
+        last_action: list[dict[str, Any] | None] = [None] * size
+        for old, new in enumerate(moved):
+            users[new], names[new], last_seq[new] = self.users[old], self.names[old], self.last_seq[old]
+            last_action[new] = self.last_action[old] if new == old else None
+        users[seat], names[seat] = user_id, name
+        return Seating(tuple(users), tuple(names), tuple(last_seq), tuple(last_action))
 
     def numbered(self, seat: int | None, seq: int, data: dict[str, Any]) -> Literal["new", "retry"]:
         """Whether a client's action numbered ``seq`` is new or a retry of the one last applied for its seat

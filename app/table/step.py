@@ -114,6 +114,19 @@ class Substitution:
 
 
 @dataclass(frozen=True, slots=True)
+class Joined:
+    """A fourth joined three (§7.7) after deal ``after_deal``: ``newcomer`` holds ``seat`` from the next
+    deal; ``moved[s]`` is where old seat ``s`` sits now; ``events_before``: how many of the step's events
+    came before the join (they name the old seats)."""
+
+    newcomer: Person
+    seat: int
+    moved: tuple[int, ...]
+    after_deal: int
+    events_before: int
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     game: Game
     events: tuple[Event, ...] = ()
@@ -124,6 +137,7 @@ class Step:
     too_late: bool = False  # the player's action came after the seat's time ran out; the server acted
     started: bool = False  # the game started in this step
     substituted: tuple[Substitution, ...] = ()
+    joined: Joined | None = None
 
     @property
     def changed(self) -> bool:
@@ -145,6 +159,7 @@ class _Run:
         self.proposal = game.proposal
         self.adjourned = game.adjourned
         self.substituted: list[Substitution] = []
+        self.joined: Joined | None = None
         self.now = now
         self.moves = moves
         self.events: list[Event] = []
@@ -162,7 +177,7 @@ class _Run:
             self.adjourned,
         )  # fmt: skip
         return Step(game, tuple(self.events), tuple(self.applied), tuple(self.deals), tuple(self.archived),
-                    awarded, too_late, started, tuple(self.substituted))  # fmt: skip
+                    awarded, too_late, started, tuple(self.substituted), self.joined)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------- entry

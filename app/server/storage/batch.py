@@ -111,6 +111,10 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
     revocations: list[dict[str, Any]] = []
     substitutions: list[dict[str, Any]] = []
     holders: list[dict[str, Any]] = []
+    reseated: list[dict[str, Any]] = []
+    reseated_tables: list[dict[str, Any]] = []
+    holdings_closed: list[dict[str, Any]] = []
+    holdings_opened: list[dict[str, Any]] = []
     tables: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     for pending in batch:
         write, table_id = pending.write, pending.table_id
@@ -130,6 +134,13 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
             revocations.append({"i": sid, **{f"v_{k}": v for k, v in marks.items()}})
         substitutions += write.substitutions
         holders += write.holders
+        if write.reseated is not None:
+            reseated_tables.append({"t": table_id})
+            reseated += write.reseated
+        holdings_closed += [
+            {"t": c["table_id"], "s": c["seat"], "k": c["last_deal"]} for c in write.holders_closed
+        ]
+        holdings_opened += write.holders_opened
         fields = dict(write.table)
         if pending.version is not None:
             fields["version"] = pending.version
@@ -141,6 +152,11 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
     if removed:
         seat_row = and_(SEATS.c.table_id == bindparam("t"), SEATS.c.seat == bindparam("s"))
         out.append((delete(SEATS).where(seat_row), removed))
+    if reseated_tables:
+        # §7.7, a fourth joins: seats move up, so the rows are written anew (an UPDATE of the key one row
+        # at a time would collide with the next seat's row).
+        out.append((delete(SEATS).where(SEATS.c.table_id == bindparam("t")), reseated_tables))
+        out += _inserts(SEATS, reseated)
     out += _inserts(ACTIONS, actions)
     out += _inserts(DEALS, deals)
     out += _inserts(INTERRUPTED, interrupted)
@@ -174,6 +190,12 @@ def _statements(batch: Iterable[Pending]) -> list[Statement]:
             {"table_id": r["t"], "seat": r["s"], "user_id": r["u"], "first_deal": r["k"] + 1} for r in rows
         ]
         out += _inserts(HOLDERS, opened)
+    if holdings_closed:
+        # §7.7, a fourth joins: the holdings at the seats that moved close before the new ones open.
+        held = and_(HOLDERS.c.table_id == bindparam("t"), HOLDERS.c.seat == bindparam("s"),
+                    HOLDERS.c.last_deal.is_(None))  # fmt: skip
+        out.append((update(HOLDERS).where(held).values(last_deal=bindparam("k")), holdings_closed))
+    out += _inserts(HOLDERS, holdings_opened)
     out += _inserts(SANCTIONS, sanction_rows)
     if revocations:
         revoke = update(SANCTIONS).where(SANCTIONS.c.id == bindparam("i"))

@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.clock import ClockSettings, ReserveClock
 from app.db.models import ActionRecord, Award, GameTable, InterruptedDeal, TableSeat, User
-from app.engine import action_from_json, replay
+from app.engine import JoinFourth, action_from_json, replay
 from app.engine.conventions import Conventions
 from app.engine.scoring import ScoreSheet
 from app.table import Adjournment, Game, Outcome, Proposal, Seating, TableStatus, Termination
@@ -117,11 +117,19 @@ def _stored(
         seat_names[seat_row.seat] = name
         last_seq[seat_row.seat] = seat_row.last_client_seq
     applied = {(user, seq): action for action, user, seq in log_rows if seq is not None}
-    last_action = [applied.get((user, last_seq[seat])) for seat, user in enumerate(seat_users)]
+    # An action applied before a fourth joined names the seat its player then held: not known here.
+    last_action = [
+        a if a is None or a.get("seat", seat) == seat else None
+        for seat, a in ((seat, applied.get((user, last_seq[seat]))) for seat, user in enumerate(seat_users))
+    ]
     actions = [action for action, _, _ in log_rows]
     game = None
     if row.status != TableStatus.WAITING.value:
-        state = replay([action_from_json(a) for a in actions], row.seats, conventions, row.first_dealer)
+        # RULES §7.7: the table's row counts its seats now; the log starts at three if a fourth joined.
+        joins = sum(1 for a in actions if a.get("type") == JoinFourth.type)
+        state = replay(
+            [action_from_json(a) for a in actions], row.seats - joins, conventions, row.first_dealer
+        )
         if row.clock is not None:
             clock = ReserveClock.from_json(row.clock)
         else:

@@ -31,6 +31,11 @@ class StepWrite:
     # RULES §7.7: seats whose holder changes ({table_id, seat, user_id, after_deal}) and first holders.
     substitutions: list[dict[str, Any]] = field(default_factory=list)
     holders: list[dict[str, Any]] = field(default_factory=list)
+    # RULES §7.7, a fourth joins: the table's seat rows as they now are (all rewritten: seats moved up),
+    # the holdings closed at the seats that moved ({table_id, seat, last_deal}) and those opened after.
+    reseated: list[dict[str, Any]] | None = None
+    holders_closed: list[dict[str, Any]] = field(default_factory=list)
+    holders_opened: list[dict[str, Any]] = field(default_factory=list)
 
     def add_step(
         self,
@@ -106,6 +111,21 @@ class StepWrite:
             self.substitutions.append(
                 {"table_id": table_id, "seat": change.seat, "user_id": change.substitute.user_id,
                  "after_deal": change.after_deal}
+            )  # fmt: skip
+        joined = result.joined
+        if joined is not None:  # §7.7: a seat's holder row stays with the deals it numbers (old seats)
+            after = joined.after_deal
+            self.table["seats"] = len(joined.moved) + 1
+            for old, new in enumerate(joined.moved):
+                user = users[old]
+                if new != old and user is not None:
+                    self.holders_closed.append({"table_id": table_id, "seat": old, "last_deal": after})
+                    self.holders_opened.append(
+                        {"table_id": table_id, "seat": new, "user_id": user, "first_deal": after + 1}
+                    )
+            self.holders_opened.append(
+                {"table_id": table_id, "seat": joined.seat, "user_id": joined.newcomer.user_id,
+                 "first_deal": after + 1}
             )  # fmt: skip
         if game.outcome is not None and (before is None or game.outcome is not before.outcome):
             self.table["finish_reason"] = game.outcome.termination.value

@@ -574,10 +574,12 @@ class TableActor:
             reject(ErrorCode.SERVER_ERROR, "the action could not be stored; nothing changed")
             raise
         if result.too_late:
-            self.seating = self.seating.applied(seat, seq, None)
+            if result.joined is None:  # else the seat's numbering was carried into its new seat already
+                self.seating = self.seating.applied(seat, seq, None)
             reject(ErrorCode.NOT_YOUR_TURN, "too late: your time ran out before the action arrived")
         else:
-            self.seating = self.seating.applied(seat, seq, action.to_json())
+            if result.joined is None:
+                self.seating = self.seating.applied(seat, seq, action.to_json())
             conn.send(AckMessage(seq=seq, v=self.version))
 
     async def _on_award(self, award: Award) -> None:
@@ -639,6 +641,7 @@ class TableActor:
     def restore(self, stored: StoredTable) -> None:
         """Take the table as stored (on load, and after a commit whose outcome was unknown)."""
         self.version = stored.version
+        self.seats = stored.seats  # RULES §7.7: four once a fourth has joined
         self.seating = stored.seating
         self.next_action_seq = stored.next_action_seq
         self.game = stored.game
@@ -768,7 +771,20 @@ class TableActor:
             clock=self._clock_record(after),
             client_seq=None if client is None else client[1],
         )
-        if client is not None:
+        joined = result.joined
+        seating = self.seating
+        if joined is not None:
+            # RULES §7.7: a fourth joined; the seat rows are written anew, the client's number with them.
+            if client is not None:
+                seating = seating.applied(client[0], client[1], None)
+            new = joined.newcomer
+            seating = seating.joined(joined.moved, joined.seat, new.user_id, new.name)
+            write.reseated = [
+                {"table_id": self.table_id, "seat": s, "user_id": u, "last_client_seq": seating.last_seq[s]}
+                for s, u in enumerate(seating.users)
+                if u is not None
+            ]
+        elif client is not None:
             write.seat_seq = client
         if adjudication is not None:
             row_id, award = adjudication
@@ -802,6 +818,9 @@ class TableActor:
             self._holds.add("reconnect")
             self._paused = True
         self.game = after.with_server_time(now, self._now())
+        if joined is not None:
+            self._adopt_join(game, result, seating)
+            return
         moved: set[int] = set()
         for change in result.substituted:  # RULES §7.7: the substitute holds the seat from the next deal
             new = change.substitute
@@ -816,6 +835,22 @@ class TableActor:
             for conn in self.connections:  # their seat, and so their view, changed
                 if conn.user_id in moved:
                     self._send_snapshot(conn)
+
+    def _adopt_join(self, game: Game, result: Step, seating: Seating) -> None:
+        """RULES §7.7: the table seats four from now on. Every viewer's seat number may have moved, so each
+        gets the step's update from where he now sits, less the private events that came before the join
+        (they name the old seats; the deal they belong to is over and public), then a snapshot."""
+        joined = result.joined
+        assert joined is not None
+        self.seats = len(seating.users)
+        self.seating = seating
+        for conn in self.connections:
+            conn.seat = seating.seat_of(conn.user_id)
+        events = [e for i, e in enumerate(result.events) if i >= joined.events_before or e.visible_to is None]
+        self._publish(events, sheet_changed=result.game.sheet is not game.sheet)
+        self._publish_presence()
+        for conn in list(self.connections):
+            self._send_snapshot(conn)
 
     async def _compute(self, work: Callable[[ServerMoves], Step]) -> Step:
         """Run a step on the loop; if it needs the solver robot, run it again off the loop with the robot."""

@@ -23,6 +23,7 @@ from app.db.models import (
     TableSeat,
     User,
 )
+from app.engine import JoinFourth
 from app.engine.bids import Bid
 from app.engine.conventions import Conventions
 from app.engine.result import DealResult, PlayMode, WhistCall
@@ -89,14 +90,21 @@ async def action_log(table_id: Id, admin: AdminUser, session: SessionDep) -> dic
         if seated is not None:
             raise ApiError(ErrorCode.FORBIDDEN, "a player at this table cannot read its log during the game")
     rows = (
-        await session.execute(
-            select(ActionRecord).where(ActionRecord.table_id == table_id).order_by(ActionRecord.seq)
+        (
+            await session.execute(
+                select(ActionRecord).where(ActionRecord.table_id == table_id).order_by(ActionRecord.seq)
+            )
         )
-    ).scalars()
+        .scalars()
+        .all()
+    )
+    joins = sum(1 for r in rows if r.action.get("type") == JoinFourth.type)
     return {
         "table": table_id,
         "status": table.status,
         "seats": table.seats,
+        # RULES §7.7: a fourth who joined is an action of the log, which starts at the seats before it.
+        "log_seats": table.seats - joins,
         "first_dealer": table.first_dealer,
         "conventions": table.conventions,
         "actions": [

@@ -22,13 +22,16 @@ from app.db.models import GameTable, User
 from app.engine.conventions import Conventions
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit_row
+from app.server.accounts.privacy import require_sit, table_room
 from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, Id
 from app.server.http.routes.lobby import Caller, _ask, _check_room_operator, _live_actor, _require_operator
+from app.server.ratings import require_rating_to_sit
 from app.server.tables.commands import Life
 from app.table import (
     Answer,
+    AskToJoin,
     Decree,
     Person,
     ProposalKind,
@@ -39,6 +42,7 @@ from app.table import (
     TableCommand,
     TableRefused,
     Withdraw,
+    WithdrawJoin,
 )
 from app.tournament import is_tournament_table
 
@@ -138,7 +142,35 @@ async def answer_proposal(table_id: Id, body: AnswerIn, user: Caller, ctx: Conte
 
 @router.post("/{table_id}/proposals/withdraw")
 async def withdraw_proposal(table_id: Id, user: Caller, ctx: ContextDep) -> dict[str, Any]:
-    return await _send(ctx, table_id, _life(lambda seating: Withdraw(_seat_of(seating, user))))
+    """The proposer withdraws his proposal; a user who asked to join, his asking."""
+
+    def build(seating: Seating) -> TableCommand:
+        seat = seating.seat_of(user.id)
+        return WithdrawJoin(user.id) if seat is None else Withdraw(seat)
+
+    return await _send(ctx, table_id, _life(build))
+
+
+@router.post("/{table_id}/join")
+async def ask_to_join(table_id: Id, user: Caller, ctx: ContextDep) -> dict[str, Any]:
+    """RULES §7.7: a user not seated asks to join the three as a fourth (convention `fourth_may_join`);
+    each seated player accepts or declines as for a proposal, and he sits from the next deal. He must be
+    one the room would seat (a private room's invited players, a rating within its limits)."""
+    async with ctx.sessions() as session:
+        row = await session.get(GameTable, table_id)
+        room = await table_room(session, table_id)
+        if room is not None:
+            await require_sit(session, room, user)
+            await require_rating_to_sit(session, room, user)
+    tournament = row is not None and tournament_table(row)
+    newcomer = Person(user.id, user.name)
+
+    def build(seating: Seating) -> TableCommand:
+        if user.id in seating.users:
+            raise TableRefused(ErrorCode.ALREADY_SEATED, "you already sit at this table")
+        return AskToJoin(newcomer, _seated(seating), tournament)
+
+    return await _send(ctx, table_id, _life(build))
 
 
 @router.post("/{table_id}/ready")

@@ -7,6 +7,9 @@ import { rt } from "../ratings.js";
 import { sheetElement, settlementElement } from "../sheet.js";
 import { lineWords, resultWords } from "../words.js";
 
+// The sheet's lines that record no deal (app.engine.scoring.sheet.NOT_DEALS).
+const NOT_DEALS = ["timeout", "sanction", "substitute", "join", "round_end"];
+
 /** @param {HTMLElement} root @param {string[]} params */
 export function mount(root, params) {
   const id = Number(params[0]);
@@ -17,11 +20,19 @@ export function mount(root, params) {
   const render = () => {
     if (!history) return draw(h("p", {}, "…"), root);
     const sheet = history.sheet;
-    // Each scored deal wrote one line with its result, in order (an interrupted deal may have none).
-    const lines = (sheet?.history ?? []).filter((/** @type {any} */ l) => l.result);
+    // Each scored deal wrote one line of its kind, in order (an interrupted deal may have none); a deal
+    // played before a fourth joined keeps its line's writes, not its result (RULES §7.7).
+    const lines = (sheet?.history ?? []).filter((/** @type {any} */ l) => !NOT_DEALS.includes(l.kind));
     let next = 0;
-    const lineOf = (/** @type {any} */ result) => (lines[next]?.result?.type === result?.type ? lines[next++] : null);
+    const lineOf = (/** @type {any} */ result) => (result && lines[next]?.kind === result.type ? lines[next++] : null);
     const name = (/** @type {number} */ s) => names[s] ?? `#${s}`;
+    // Who held each seat in deal ``n`` (a substitute, a fourth who joined: the holders say from when).
+    const nameIn = (/** @type {number} */ n) => (/** @type {number} */ s) => {
+      const held = (history.holders ?? []).find(
+        (/** @type {any} */ x) => x.seat === s && x.first_deal <= n && (x.last_deal === null || n <= x.last_deal),
+      );
+      return held ? held.user : name(s);
+    };
     draw(
       h(
         "section",
@@ -41,9 +52,9 @@ export function mount(root, params) {
               h(
                 "details",
                 {},
-                h("summary", {}, `${t("deal_n", { n: d.deal })}: ${resultWords(d.result, lineOf(d.result), name)}`),
+                h("summary", {}, `${t("deal_n", { n: d.deal })}: ${resultWords(d.result, lineOf(d.result), nameIn(d.deal))}`),
                 ...Object.entries(d.record?.record?.hands ?? {}).map(([seat, cards]) =>
-                  h("div", { class: "reveal-hand" }, h("span", { class: "label" }, name(Number(seat))), ...sortHand(/** @type {string[]} */ (cards)).map((c) => cardElement(c))),
+                  h("div", { class: "reveal-hand" }, h("span", { class: "label" }, nameIn(d.deal)(Number(seat))), ...sortHand(/** @type {string[]} */ (cards)).map((c) => cardElement(c))),
                 ),
               ),
               h("a", { class: "analysis-link", href: `#/analysis/${id}/${d.deal}`, "data-analysis-link": d.deal }, rt("analysis")),

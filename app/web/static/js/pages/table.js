@@ -284,6 +284,7 @@ export function mount(root, params) {
           myName: user?.name ?? "",
           names: model.names,
           substitute: ui.substitute,
+          mayJoin: mayJoin(state),
           setSubstitute: (name) => {
             ui.substitute = name;
             render();
@@ -311,6 +312,17 @@ export function mount(root, params) {
           )
         : null;
     return [status, over, large, layout];
+  }
+
+  /**
+   * RULES §7.7: a registered user watching a table of three may ask to join it as a fourth when its
+   * conventions allow it (`fourth_may_join`) and it is no tournament's; the server decides the rest.
+   * @param {TableState} state
+   */
+  function mayJoin(state) {
+    const conventions = state.sheet?.conventions ?? {};
+    const live = state.status === "playing" || state.status === "adjourned";
+    return Boolean(user) && state.seat === null && live && state.seats.length === 3 && conventions.fourth_may_join === true && !conventions.tournament;
   }
 
   /** Sit down or leave (REST), then take the connection's new seat from a fresh snapshot. */

@@ -1,6 +1,7 @@
 /**
  * The pulya's life outside the deal (RULES §7.7): the open proposal with its answers, the adjournment with
- * who is ready, and a seated player's own proposals (settle now, adjourn, replace me by a named user).
+ * who is ready, and a seated player's own proposals (settle now, adjourn, replace me by a named user); a
+ * user watching a table of three whose conventions allow it asks to join as a fourth (`fourth_may_join`).
  * Every button is a REST call (`api.js`); the table's socket then brings the new state to everyone.
  */
 import { h } from "../dom.js";
@@ -14,6 +15,7 @@ import { t } from "../i18n.js";
  *   myName: string,
  *   names: string[],
  *   substitute: string,
+ *   mayJoin: boolean,
  *   setSubstitute: (name: string) => void,
  *   send: (path: string, body?: any) => void,
  * }} LifeModel
@@ -22,6 +24,7 @@ import { t } from "../i18n.js";
 /** @param {any} proposal @param {string[]} names */
 function describe(proposal, names) {
   const by = proposal.by === null || proposal.by === undefined ? t("operator_word") : names[proposal.by] ?? "";
+  if (proposal.kind === "join") return t("proposal_join", { name: proposal.newcomer?.name ?? "" });
   if (proposal.kind === "substitute") {
     const seatName = names[proposal.seat] ?? proposal.holder?.name ?? "";
     return t("proposal_substitute", { by, seat: seatName, name: proposal.substitute?.name ?? "" });
@@ -35,7 +38,7 @@ export function lifeElement(m) {
   const proposal = life?.proposal ?? null;
   const adjourned = life?.adjourned ?? null;
   const seated = m.mySeat !== null;
-  if (!proposal && !adjourned && (!seated || m.status !== "playing")) return null;
+  if (!proposal && !adjourned && !m.mayJoin && (!seated || m.status !== "playing")) return null;
   /** @type {import("../dom.js").Children[]} */
   const parts = [];
   if (adjourned) {
@@ -75,9 +78,12 @@ export function lifeElement(m) {
         ),
       );
     }
-    if (seated && proposal.by === m.mySeat && !(agreed || everyone)) {
+    const mine = seated ? proposal.by === m.mySeat : proposal.kind === "join" && proposal.newcomer?.name === m.myName;
+    if (mine && !(agreed || everyone)) {
       parts.push(h("button", { type: "button", "data-action": "withdraw", onClick: () => m.send("proposals/withdraw") }, t("withdraw")));
     }
+  } else if (m.mayJoin) {
+    parts.push(h("button", { type: "button", class: "primary", "data-action": "ask-join", onClick: () => m.send("join") }, t("ask_join")));
   } else if (seated) {
     const propose = (/** @type {string} */ kind, /** @type {any} */ extra = {}) => m.send("proposals", { kind, ...extra });
     parts.push(

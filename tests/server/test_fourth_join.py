@@ -1,0 +1,199 @@
+"""RULES §7.7, [K 3.1.2] end to end over REST and websockets: a registered user watching a table of three
+asks to join as a fourth (convention `fourth_may_join`), the three accept, the server is killed (-9) with
+the join agreed and again once it took effect; the table comes back at four seats exactly as it was (the
+join is an action of its log), the newcomer sits left of the last dealer with the Kodeks averages, never
+saw a card of the deal in progress before he joined, and the game record and "my games" name him."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from typing import Any
+
+import pytest
+
+from app.bots.client import Api, ApiError, TableClient, play_table, random_chooser
+from app.engine import replay_json
+from tests.server.conftest import ADMIN, ServerProcess, login, new_player
+from tests.server.helpers import Table, fresh_snapshot, open_table
+
+CONVENTIONS = {"pool_size": 20, "deal_time": 30, "reserve_time": 120, "fourth_may_join": True}
+
+
+async def _snapshot(api: Api, table_id: int) -> dict[str, Any]:
+    return (await fresh_snapshot(api, table_id))[0]
+
+
+async def _until(api: Api, table_id: int, done: Any, timeout: float = 120) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        snap = await _snapshot(api, table_id)
+        if done(snap):
+            return snap
+        assert loop.time() < deadline, f"condition not met: {snap['status']} {snap.get('life')}"
+        await asyncio.sleep(0.3)
+
+
+async def _play_until(clients: list[TableClient], api: Api, table_id: int, done: Any) -> dict[str, Any]:
+    """The bots play random legal actions until the table's snapshot satisfies ``done``."""
+    rng = random.Random(5)
+    tasks = [
+        asyncio.create_task(play_table(c, random_chooser(random.Random(rng.random())), idle_timeout=120))
+        for c in clients
+    ]
+    try:
+        return await _until(api, table_id, done)
+    finally:
+        for client in clients:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(client.close(), 5)
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+
+def _pools_before(history: list[dict[str, Any]], seats: int) -> tuple[list[int], list[int]]:
+    pools, mountains = [0] * seats, [0] * seats
+    for line in history:
+        for w in line["writes"]:
+            if w["column"] == "pool":
+                pools[w["seat"]] += w["amount"]
+            elif w["column"] == "mountain":
+                mountains[w["seat"]] += w["amount"]
+    return pools, mountains
+
+
+async def _restart(server: ServerProcess) -> None:
+    server.kill()
+    await asyncio.sleep(1.0)
+    server.start()
+
+
+async def test_a_fourth_joins_three_across_two_restarts(server: ServerProcess) -> None:
+    table: Table = await open_table(server, 3, CONVENTIONS)
+    players = table.players
+    dan = await new_player(server, "fourth")
+    dan_name = (await dan.call("GET", "/api/auth/me"))["name"]
+    names = [(await api.call("GET", "/api/auth/me"))["name"] for api in players]
+    watching = dan.table(table.id, record=True)  # dan watches as a spectator until he joins
+    await watching.connect()
+    watcher = asyncio.create_task(play_table(watching, None, idle_timeout=120))
+    try:
+        await _until(players[0], table.id, lambda s: s["status"] == "playing")
+        with pytest.raises(ApiError) as seated:
+            await players[1].call("POST", f"/api/tables/{table.id}/join")
+        assert seated.value.status == 409 and seated.value.body["error"] == "already_seated"
+        asked = await dan.call("POST", f"/api/tables/{table.id}/join")
+        proposal = asked["life"]["proposal"]
+        assert proposal["kind"] == "join" and proposal["newcomer"]["name"] == dan_name
+        assert proposal["accepted"] == [] and proposal["by"] is None
+        for api in players:
+            await api.call("POST", f"/api/tables/{table.id}/proposals/answer", {"accept": True})
+        agreed = await _snapshot(players[0], table.id)
+        deal, dealer = agreed["view"]["deal_number"], agreed["view"]["dealer"]
+        assert agreed["life"]["proposal"]["accepted"] == [0, 1, 2] and len(agreed["seats"]) == 3
+
+        await _restart(server)  # kill -9 with the join agreed, not yet in effect
+        with contextlib.suppress(BaseException):
+            await watcher  # its socket closed with the server
+        assert (await _snapshot(players[0], table.id))["life"] == agreed["life"]
+        await watching.connect()
+        watcher = asyncio.create_task(play_table(watching, None, idle_timeout=120))
+        clients = [api.table(table.id) for api in players]
+        for client in clients:
+            await client.connect()
+        joined = await _play_until(clients, players[0], table.id, lambda s: len(s["seats"]) == 4)
+        seat = dealer + 1  # left of the player who has just dealt
+        moved = [s if s <= dealer else s + 1 for s in range(3)]
+        assert [s["user"] for s in joined["seats"]][seat] == dan_name
+        assert [joined["seats"][moved[s]]["user"] for s in range(3)] == names
+        assert joined["view"]["seats"] == 4 and joined["life"] is None
+        assert joined["view"]["deal_number"] >= deal + 1
+        history = joined["sheet"]["history"]
+        (at,) = [i for i, h in enumerate(history) if h["kind"] == "join"]
+        assert (
+            history[at]["summary"] == f"seat {seat}: {dan_name} joins after the deal dealt by seat {dealer}"
+        )
+        pools, mountains = _pools_before(history[:at], 4)
+        written = {w["column"]: w["amount"] for w in history[at]["writes"]}
+        assert written.get("pool", 0) == sum(pools) // 3  # the Kodeks averages
+        assert written.get("mountain", 0) == -(-sum(mountains) // 3)
+
+        # §12: until he joined, dan was a spectator: no hand of a deal in progress was sent to him.
+        await _until(dan, table.id, lambda s: True)
+        watcher.cancel()
+        with contextlib.suppress(BaseException):
+            await watcher
+        seen = [f for f in watching.frames if f.get("view") and f["view"]["deal_number"] <= deal]
+        assert any(f.get("view", {}).get("deal_number") == deal for f in seen)
+        for frame in seen:
+            view = frame["view"]
+            hands = (view.get("deal") or {}).get("hands") or {}
+            if view["phase"] != "deal_over":
+                assert hands == {}, f"a spectator was shown {hands}"
+            assert not any(e["kind"] in ("hand", "shown_hand") for e in frame.get("events", []))
+        mine = await _snapshot(dan, table.id)
+        assert mine["seat"] == seat and mine["view"]["viewer"] == seat
+
+        await _restart(server)  # kill -9 with the table at four seats: its log replays across the join
+        again = await _snapshot(dan, table.id)
+        assert again["seat"] == seat and [s["user"] for s in again["seats"]] == [
+            s["user"] for s in (await _snapshot(players[0], table.id))["seats"]
+        ]
+        assert again["view"]["seats"] == 4 and again["sheet"]["seats"] == 4
+        assert again["sheet"]["history"][: at + 1] == history[: at + 1]
+
+        settled = await table.operator.call(
+            "POST", f"/api/tables/{table.id}/decree", {"action": "settle", "reason": "closing"}
+        )
+        assert settled["seats"][seat] == dan_name
+        clients = [api.table(table.id) for api in (*players, dan)]
+        for client in clients:
+            await client.connect()
+        over = await _play_until(
+            clients, players[0], table.id, lambda s: s["status"] in ("finished", "awaiting_adjudication")
+        )
+        assert len(over["outcome"]["settlement"]["exact"]) == 4
+        record = await dan.call("GET", f"/api/tables/{table.id}/history")
+        holders = {(h["seat"], h["user"], h["first_deal"], h["last_deal"]) for h in record["holders"]}
+        expected = {(seat, dan_name, deal + 1, None)}
+        for old, name in enumerate(names):
+            if moved[old] == old:
+                expected.add((old, name, 1, None))
+            else:  # the deals he played at three in his old seat, then his new seat
+                expected |= {(old, name, 1, deal), (moved[old], name, deal + 1, None)}
+        assert holders == expected
+        assert table.id in [g["id"] for g in await dan.call("GET", "/api/history")]
+        admin = await login(server, ADMIN)  # the archived log replays from three seats across the join
+        log = await admin.call("GET", f"/api/admin/tables/{table.id}/log")
+        await admin.close()
+        assert (log["seats"], log["log_seats"]) == (4, 3)
+        replayed = replay_json(
+            {**log, "seats": log["log_seats"], "actions": [a["action"] for a in log["actions"]]}
+        )
+        assert replayed.seats == 4 and replayed.deal_number == over["view"]["deal_number"]
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(BaseException):
+            await watching.close()
+        await dan.close()
+        await table.close()
+
+
+async def test_asking_is_refused_typed_where_the_conventions_say_no(server: ServerProcess) -> None:
+    table = await open_table(server, 3, {"pool_size": 20})  # fourth_may_join off by default
+    eve = await new_player(server, "eve")
+    try:
+        await _until(table.players[0], table.id, lambda s: s["status"] == "playing")
+        before = await _snapshot(table.players[0], table.id)
+        with pytest.raises(ApiError) as refused:
+            await eve.call("POST", f"/api/tables/{table.id}/join")
+        assert refused.value.status == 403 and refused.value.body["error"] == "no_fourth"
+        after = await _snapshot(table.players[0], table.id)
+        assert after["v"] == before["v"] and after["life"] is None
+    finally:
+        await eve.close()
+        await table.close()
