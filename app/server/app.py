@@ -146,7 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if ctx.cluster is None or ctx.cluster.slot == 0:  # one writer of the rating ladders per site
             background.append(
-                asyncio.create_task(run_ratings(sessions, settings.ratings_interval), name="ratings")
+                asyncio.create_task(run_ratings(sessions, settings.ratings_interval, engine), name="ratings")
             )
         background.append(asyncio.create_task(watch_readers(ctx), name="watch-readers"))
         try:
