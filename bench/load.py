@@ -314,7 +314,8 @@ class Load:
     async def connect(self, sock: Sock, user: int | None) -> None:
         url = f"{self.base}/ws/tables/{sock.table.id}?seat={sock.seat}"
         headers = {} if user is None else {"Authorization": f"Bearer {token(user)}"}
-        for attempt in range(5):
+        busy = attempt = 0
+        while True:
             try:
                 sock.ws = await websockets.connect(
                     url, max_size=2**22, open_timeout=60, ping_interval=None, additional_headers=headers
@@ -330,10 +331,17 @@ class Load:
                         raise ConnectionRefusedError("moved")
                 break
             except Exception as exc:
+                # The server sheds a surge of handshakes with 503 (its admission): not a failure, wait.
+                shed = isinstance(exc, websockets.InvalidStatus) and exc.response.status_code == 503
+                if shed and busy < 60:
+                    busy += 1
+                    await asyncio.sleep(0.5 + random.random())
+                    continue
                 if attempt == 4:
                     raise
                 if not (isinstance(exc, ConnectionRefusedError) and str(exc) == "moved"):
                     await asyncio.sleep(0.5 + attempt)
+                attempt += 1
         self.tasks.append(asyncio.create_task(self.read(sock)))
 
     def act(self, sock: Sock) -> None:
@@ -493,11 +501,15 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
 
             async def sit(table_id: int, user: int) -> None:
                 await asyncio.sleep(random.random())
-                r = await http.post(
-                    f"/api/tables/{table_id}/sit",
-                    json={"seat": 2},
-                    headers={"Authorization": f"Bearer {token(user)}"},
-                )
+                for _ in range(20):  # a 503 is the server's admission shedding a surge: try again
+                    r = await http.post(
+                        f"/api/tables/{table_id}/sit",
+                        json={"seat": 2},
+                        headers={"Authorization": f"Bearer {token(user)}"},
+                    )
+                    if r.status_code != 503:
+                        break
+                    await asyncio.sleep(0.2 + random.random() / 2)
                 if r.status_code != 200:
                     load.stats.errors[f"sit_{r.status_code}"] = (
                         load.stats.errors.get(f"sit_{r.status_code}", 0) + 1

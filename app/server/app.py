@@ -63,7 +63,9 @@ def tune_collector(thresholds: str) -> None:
     seconds at the default thresholds — every clock waits. The tables' own objects are freed by reference
     counting (their states are immutable values replaced whole), so the collector is run far less often:
     what exists once the server has started is moved out of its reach (`gc.freeze`), and the thresholds
-    are raised (``PREFERANS_GC_THRESHOLDS``; empty: Python's defaults)."""
+    are raised (``PREFERANS_GC_THRESHOLDS``; empty: Python's defaults). The young generation's stays
+    moderate: a young collection stops the loop too, and its pause grows faster than its size (measured
+    at 300 tables: 8 ms every second at 10,000, 45-90 ms every few seconds at 50,000)."""
     if not thresholds.strip():
         return
     gen0, gen1, gen2 = (int(part) for part in thresholds.split(","))
@@ -146,7 +148,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if ctx.cluster is None or ctx.cluster.slot == 0:  # one writer of the rating ladders per site
             background.append(
-                asyncio.create_task(run_ratings(sessions, settings.ratings_interval), name="ratings")
+                asyncio.create_task(run_ratings(sessions, settings.ratings_interval, engine), name="ratings")
             )
         background.append(asyncio.create_task(watch_readers(ctx), name="watch-readers"))
         try:

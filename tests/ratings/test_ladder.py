@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.db.engine import make_engine, make_sessionmaker
@@ -102,6 +102,61 @@ async def test_a_provisional_game_waits_for_its_award_and_then_the_ladders_equal
             assert {r[1] for r in live[0] if r[0] == SITE} == {a, b, c, d}
             a_site = [ch for ch in live[1] if ch[0] == SITE and ch[1] == a]
             assert [ch[2] for ch in a_site] == [first.id, first.id + 1]  # in finishing order
+
+            await rebuild(session)
+            await session.commit()
+            assert await _ladders(session) == live
+    finally:
+        await engine.dispose()
+
+
+async def test_a_pass_writes_nothing_before_its_commit_and_equals_a_rebuild(tmp_path: Path) -> None:
+    """Issue 24: on SQLite a pass that wrote a game's rows as it took it in held the database's one write
+    lock across the rest of the pass, and no table's step could be stored meanwhile. A pass now reads and
+    computes every game first — players meeting again in a later game of the same pass, their first
+    ratings still unwritten, included — and writes at its commit; the ladders are a rebuild's."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'p.db'}"
+    await asyncio.to_thread(upgrade, url)
+    engine = make_engine(url)
+    sessions: async_sessionmaker[AsyncSession] = make_sessionmaker(engine)
+    written: list[str] = []
+
+    def on_execute(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
+            written.append(statement)
+
+    try:
+        async with sessions() as session:
+            now = time.time()
+            users = []
+            for name in ("a", "b", "c", "d"):
+                user = User(name=name, name_key=name, password_hash="x", role="player", created_at=now)
+                session.add(user)
+                await session.flush()
+                users.append(user.id)
+            op = User(name="op", name_key="op", password_hash="x", role="operator", created_at=now)
+            session.add(op)
+            await session.flush()
+            room = Room(name="r", operator_id=op.id, preset="p", overrides={}, conventions={}, created_at=now)
+            session.add(room)
+            await session.flush()
+            a, b, c, d = users
+            # Three games settled before the pass; a and b play all three, c and d first meet in them.
+            await _game(session, room.id, [a, b, c], [30, 0, -30], at=10.0, status="finished")
+            await _game(session, room.id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
+            await _game(session, room.id, [c, b, a], [5, 5, -10], at=30.0, status="finished")
+            await session.commit()
+
+            event.listen(engine.sync_engine, "before_cursor_execute", on_execute)
+            assert await rate_settled(session) == 3
+            assert written == []  # read and computed: nothing written, no write lock taken yet
+            await session.commit()
+            event.remove(engine.sync_engine, "before_cursor_execute", on_execute)
+            assert written  # all of it at the commit
+            live = await _ladders(session)
+            site = {r[1]: r[4] for r in live[0] if r[0] == SITE}
+            assert site == {a: 3, b: 3, c: 2, d: 1}  # one rating row a player, each game counted once
+            assert len(live[2]) == 3
 
             await rebuild(session)
             await session.commit()

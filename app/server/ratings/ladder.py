@@ -19,13 +19,16 @@ import asyncio
 import logging
 import time
 from collections.abc import Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 
-from sqlalchemy import ColumnElement, Select, and_, delete, exists, not_, or_, select
+from sqlalchemy import ColumnElement, Engine, Select, and_, delete, exists, not_, or_, select
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Session
 
+from app.db.engine import make_sqlite_batch_engine
 from app.db.models import (
     DealRecord,
     GameTable,
@@ -61,8 +64,8 @@ def _settled_query() -> Select[int, int, float | None]:
     )
 
 
-async def _pending(session: AsyncSession) -> list[_Settled]:
-    rows = await session.execute(
+def _pending(session: Session) -> list[_Settled]:
+    rows = session.execute(
         _settled_query()
         .where(not_(exists().where(RatedGame.table_id == GameTable.id)))
         .order_by(GameTable.finished_at, GameTable.id)
@@ -70,9 +73,9 @@ async def _pending(session: AsyncSession) -> list[_Settled]:
     return [_Settled(r[0], r[1], float(r[2] or 0.0)) for r in rows.all()]
 
 
-async def _last_taken(session: AsyncSession) -> tuple[float, int] | None:
+def _last_taken(session: Session) -> tuple[float, int] | None:
     row = (
-        await session.execute(
+        session.execute(
             select(RatedGame.finished_at, RatedGame.table_id)
             .order_by(RatedGame.finished_at.desc(), RatedGame.table_id.desc())
             .limit(1)
@@ -81,19 +84,17 @@ async def _last_taken(session: AsyncSession) -> tuple[float, int] | None:
     return None if row is None else (float(row[0]), int(row[1]))
 
 
-async def _game(
-    session: AsyncSession, settled: _Settled
-) -> tuple[GameForRating, dict[int, str | None]] | None:
+def _game(session: Session, settled: _Settled) -> tuple[GameForRating, dict[int, str | None]] | None:
     """The game as rating sees it and each player's robot level (None for a person); None if it cannot
     count (no deal played, a seat without a player, no indices)."""
-    table = await session.get(GameTable, settled.table_id)
+    table = session.get(GameTable, settled.table_id)
     if table is None or table.settlement is None or "exact" not in table.settlement:
         return None
-    played = await session.scalar(select(exists().where(DealRecord.table_id == table.id)))
+    played = session.scalar(select(exists().where(DealRecord.table_id == table.id)))
     if not played:
         return None
     seats = (
-        await session.execute(
+        session.execute(
             select(TableSeat.seat, TableSeat.user_id, User.name)
             .join(User, User.id == TableSeat.user_id)
             .where(TableSeat.table_id == table.id)
@@ -110,40 +111,42 @@ async def _game(
     return GameForRating(players, tuple(indices), pool, frozen), levels
 
 
-async def _counts(session: AsyncSession, room_id: int) -> bool:
-    rated = await session.scalar(select(RoomSettings.rated).where(RoomSettings.room_id == room_id))
+def _counts(session: Session, room_id: int) -> bool:
+    rated = session.scalar(select(RoomSettings.rated).where(RoomSettings.room_id == room_id))
     return rated is None or bool(rated)
 
 
-async def _take_in(session: AsyncSession, settled: _Settled, counted: bool | None) -> bool:
+def _take_in(session: Session, settled: _Settled, counted: bool | None) -> bool:
     """Rate one settled game on its room's ladder and the site's; ``counted`` repeats an earlier decision
     (a rebuild) or is None to decide now. Returns whether it counted; records it as taken in."""
-    game = await _game(session, settled) if counted is not False else None
+    game = _game(session, settled) if counted is not False else None
     if counted is None:
-        counted = game is not None and await _counts(session, settled.room_id)
+        counted = game is not None and _counts(session, settled.room_id)
     if counted and game is not None:
         rated_game, levels = game
         for ladder in (settled.room_id, SITE):
-            await _rate_on(session, ladder, rated_game, levels, settled)
+            _rate_on(session, ladder, rated_game, levels, settled)
     else:
         counted = False
     session.add(RatedGame(table_id=settled.table_id, finished_at=settled.finished_at, counted=counted,
                           rated_at=time.time()))  # fmt: skip
-    await session.flush()
     return counted
 
 
-async def _rate_on(
-    session: AsyncSession, ladder: int, game: GameForRating, levels: dict[int, str | None], settled: _Settled
+def _rate_on(
+    session: Session, ladder: int, game: GameForRating, levels: dict[int, str | None], settled: _Settled
 ) -> None:
     rows = {
         r.user_id: r
         for r in (
-            await session.execute(
+            session.execute(
                 select(PlayerRating).where(PlayerRating.ladder == ladder, PlayerRating.user_id.in_(levels))
             )
         ).scalars()
     }
+    for made in session.new:  # a player's first rating, made by an earlier game of this pass, unflushed
+        if isinstance(made, PlayerRating) and made.ladder == ladder and made.user_id in levels:
+            rows.setdefault(made.user_id, made)
     before: dict[Hashable, Rating] = {
         user: Rating(rows[user].mu, rows[user].sigma, rows[user].games)
         if user in rows
@@ -162,21 +165,20 @@ async def _rate_on(
                                  sigma=new.sigma, games=new.games, at=settled.finished_at))  # fmt: skip
 
 
-async def rebuild(session: AsyncSession) -> int:
+def _rebuild(session: Session) -> int:
     """Forget every rating and replay every settled game in (finished_at, table_id) order; the caller
     commits. Returns the number of games that counted."""
     decided = {
-        int(t): bool(c)
-        for t, c in (await session.execute(select(RatedGame.table_id, RatedGame.counted))).all()
+        int(t): bool(c) for t, c in (session.execute(select(RatedGame.table_id, RatedGame.counted))).all()
     }
-    await session.execute(delete(RatingChange))
-    await session.execute(delete(PlayerRating))
-    await session.execute(delete(RatedGame))
-    rows = await session.execute(_settled_query().order_by(GameTable.finished_at, GameTable.id))
+    session.execute(delete(RatingChange))
+    session.execute(delete(PlayerRating))
+    session.execute(delete(RatedGame))
+    rows = session.execute(_settled_query().order_by(GameTable.finished_at, GameTable.id))
     counted = 0
     for table_id, room_id, finished_at in rows.all():
         settled = _Settled(int(table_id), int(room_id), float(finished_at or 0.0))
-        counted += await _take_in(session, settled, decided.get(settled.table_id))
+        counted += _take_in(session, settled, decided.get(settled.table_id))
     return counted
 
 
@@ -188,31 +190,29 @@ def _after(first: _Settled) -> ColumnElement[bool]:
     )
 
 
-async def _replay_from(session: AsyncSession, first: _Settled) -> dict[int, bool]:
+def _replay_from(session: Session, first: _Settled) -> dict[int, bool]:
     """Undo every game taken in after ``first`` and set each rating it touched back to the player's last
     rating before (from the history; no history: no rating, the initial one applies again), then take in
     ``first`` and every settled game after it in order. Returns the decisions kept of the undone games."""
     decided = {
         int(t): bool(c)
-        for t, c in (
-            await session.execute(select(RatedGame.table_id, RatedGame.counted).where(_after(first)))
-        )
+        for t, c in (session.execute(select(RatedGame.table_id, RatedGame.counted).where(_after(first))))
     }
     if decided:
         undone = list(decided)
         touched = (
-            await session.execute(
+            session.execute(
                 select(RatingChange.ladder, RatingChange.user_id)
                 .where(RatingChange.table_id.in_(undone))
                 .distinct()
             )
         ).all()
-        await session.execute(delete(RatingChange).where(RatingChange.table_id.in_(undone)))
-        await session.execute(delete(RatedGame).where(RatedGame.table_id.in_(undone)))
+        session.execute(delete(RatingChange).where(RatingChange.table_id.in_(undone)))
+        session.execute(delete(RatedGame).where(RatedGame.table_id.in_(undone)))
         for ladder, user_id in touched:
-            row = await session.get(PlayerRating, (ladder, user_id))
+            row = session.get(PlayerRating, (ladder, user_id))
             last = (
-                await session.execute(
+                session.execute(
                     select(RatingChange)
                     .where(RatingChange.ladder == ladder, RatingChange.user_id == user_id)
                     .order_by(RatingChange.at.desc(), RatingChange.table_id.desc())
@@ -222,11 +222,11 @@ async def _replay_from(session: AsyncSession, first: _Settled) -> dict[int, bool
             if row is None:
                 continue
             if last is None:
-                await session.delete(row)
+                session.delete(row)
             else:
                 row.mu, row.sigma, row.games, row.updated_at = last.mu, last.sigma, last.games, last.at
-        await session.flush()
-    rows = await session.execute(
+        session.flush()
+    rows = session.execute(
         _settled_query()
         .where(
             or_(
@@ -238,38 +238,83 @@ async def _replay_from(session: AsyncSession, first: _Settled) -> dict[int, bool
     )
     for table_id, room_id, finished_at in rows.all():
         settled = _Settled(int(table_id), int(room_id), float(finished_at or 0.0))
-        await _take_in(session, settled, decided.get(settled.table_id))
+        _take_in(session, settled, decided.get(settled.table_id))
     return decided
+
+
+def _rate_settled(session: Session) -> int:
+    """Take in the games settled since the last call, in order (a replay from the earliest of them when
+    it is late, see the module's docstring); the caller commits. Returns how many games were taken in."""
+    pending = _pending(session)
+    if not pending:
+        return 0
+    last = _last_taken(session)
+    if last is not None and (pending[0].finished_at, pending[0].table_id) < last:
+        log.info("ratings: game %d settled out of order; replaying the ladders from it", pending[0].table_id)
+        _replay_from(session, pending[0])
+        return len(pending)
+    # Read and computed first, written at the commit in a few statements: on SQLite the one write lock
+    # is then held for those alone, not across every game's reads.
+    with session.no_autoflush:
+        for settled in pending:
+            _take_in(session, settled, None)
+    return len(pending)
 
 
 async def rate_settled(session: AsyncSession) -> int:
     """Take in the games settled since the last call, in order (a replay from the earliest of them when
     it is late, see the module's docstring); the caller commits. Returns how many games were taken in."""
-    pending = await _pending(session)
-    if not pending:
-        return 0
-    last = await _last_taken(session)
-    if last is not None and (pending[0].finished_at, pending[0].table_id) < last:
-        log.info("ratings: game %d settled out of order; replaying the ladders from it", pending[0].table_id)
-        await _replay_from(session, pending[0])
-        return len(pending)
-    for settled in pending:
-        await _take_in(session, settled, None)
-    return len(pending)
+    return await session.run_sync(_rate_settled)
 
 
-async def run_ratings(sessions: async_sessionmaker[AsyncSession], interval: float) -> None:
+async def rebuild(session: AsyncSession) -> int:
+    """Forget every rating and replay every settled game in (finished_at, table_id) order; the caller
+    commits. Returns the number of games that counted."""
+    return await session.run_sync(_rebuild)
+
+
+def _take_in_pass(engine: Engine) -> int:
+    """One pass of the background loop on SQLite, in its own thread: one short transaction."""
+    with Session(engine) as session:
+        taken = _rate_settled(session)
+        if taken:
+            session.commit()
+        return taken
+
+
+async def run_ratings(
+    sessions: async_sessionmaker[AsyncSession], interval: float, engine: AsyncEngine | None = None
+) -> None:
     """The background loop: every ``interval`` seconds, take in the newly settled games (one process of
-    the site runs it, so the ladders have one writer)."""
-    while True:
-        try:
-            async with sessions() as session:
-                if await rate_settled(session):
-                    await session.commit()
-        except asyncio.CancelledError:
-            raise
-        except (OSError, SQLAlchemyError) as exc:  # the database away: the tables say so loudly enough
-            log.warning("ratings: could not take in settled games (%s); retrying", type(exc).__name__)
-        except Exception:
-            log.exception("ratings: taking in settled games failed; retrying")
-        await asyncio.sleep(interval)
+    the site runs it, so the ladders have one writer).
+
+    On SQLite (``engine``'s dialect) a pass runs in a thread of its own on a synchronous connection. Run
+    on the event loop, its transaction held the database's one write lock from its first row to its
+    commit across a few dozen awaits, each a turn of a busy loop: seconds in which no table's step could
+    be committed, so no action acknowledged (issue 24: 30 games ending together held it 3.5 s). In a
+    thread the same pass holds it a few milliseconds.
+    """
+    sync_engine = None if engine is None else make_sqlite_batch_engine(engine)
+    thread = None if sync_engine is None else ThreadPoolExecutor(1, thread_name_prefix="ratings")
+    loop = asyncio.get_running_loop()
+    try:
+        while True:
+            try:
+                if sync_engine is not None and thread is not None:
+                    await loop.run_in_executor(thread, _take_in_pass, sync_engine)
+                else:
+                    async with sessions() as session:
+                        if await rate_settled(session):
+                            await session.commit()
+            except asyncio.CancelledError:
+                raise
+            except (OSError, SQLAlchemyError) as exc:  # the database away: the tables say so loudly enough
+                log.warning("ratings: could not take in settled games (%s); retrying", type(exc).__name__)
+            except Exception:
+                log.exception("ratings: taking in settled games failed; retrying")
+            await asyncio.sleep(interval)
+    finally:
+        if thread is not None:
+            thread.shutdown(wait=False)
+        if sync_engine is not None:
+            sync_engine.dispose()
