@@ -23,7 +23,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.server.app import create_app, graceful_server
-    from app.server.http.transport import guarded_protocol, raise_open_files_limit
+    from app.server.http.transport import WebSocketProtocol, guarded_protocol, raise_open_files_limit
     from app.server.logs import configure_json_logging
 
     if args.workers is not None:
@@ -50,7 +50,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         http=guarded_protocol(settings.header_timeout, settings.max_connections_per_address),
         # Writes each frame to the transport at once (`connections.connection` sends with no task).
-        ws="websockets-sansio",
+        ws=WebSocketProtocol,
         ws_max_size=settings.transport_max_bytes,
         ws_per_message_deflate=settings.ws_deflate,
         timeout_keep_alive=max(1, int(min(30, settings.header_timeout))),

@@ -70,6 +70,11 @@ LIVE_TABLES = Gauge(
     "preferans_live_tables", "Tables loaded in this process, by status", ["status"], registry=REGISTRY
 )
 OPEN_SOCKETS = Gauge("preferans_open_sockets", "Open websocket connections", registry=REGISTRY)
+CONNECTIONS_HELD = Gauge(
+    "preferans_connections_held",
+    "Client connections (HTTP and websocket) this process holds: open, or lost and not yet freed",
+    registry=REGISTRY,
+)
 AWAITING_AWARD = Gauge(
     "preferans_interrupted_awaiting_award",
     "Interrupted deals in the archive that no administrator has awarded yet",

@@ -5,16 +5,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import resource
 import socket
+import struct
 import time
+import weakref
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import uvicorn
+from prometheus_client.parser import text_string_to_metric_families
+from uvicorn.server import ServerState
+from websockets.asyncio.client import connect
 
-from app.server.http.transport import raise_open_files_limit
+from app.server.http.transport import WebSocketProtocol, guarded_protocol, raise_open_files_limit
 from tests.server.conftest import ServerProcess, _server
 
 
@@ -97,15 +106,17 @@ def _rss_mb(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
+_SURPLUS_HEAD = (
+    b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b'Content-Length: 10\r\n\r\n{"a": 123}'
+)
+
+
 async def _surplus_request(port: int, junk: bytes) -> None:
     """A request with ``Content-Length: 10`` followed by far more bytes; reads the answer, closes."""
-    head = (
-        b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        b'Content-Length: 10\r\n\r\n{"a": 123}'
-    )
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
-        writer.write(head + junk)
+        writer.write(_SURPLUS_HEAD + junk)
         with contextlib.suppress(ConnectionError):
             await writer.drain()
         with contextlib.suppress(ConnectionError, TimeoutError):
@@ -140,3 +151,101 @@ async def test_surplus_bytes_after_a_request_do_not_grow_the_servers_memory(
     assert grown < 60, f"the server grew by {grown} MB under 4,000 requests with 300 KB of surplus each"
     async with httpx.AsyncClient(base_url=sqlite_server.url) as http:
         assert (await http.get("/api/health")).status_code == 200
+
+
+def _reset_after_sending(port: int, payload: bytes) -> None:
+    """Sends ``payload`` and resets the connection at once (SO_LINGER 0: RST, unsent bytes dropped)."""
+    try:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    except OSError:
+        return
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        with contextlib.suppress(OSError):
+            sock.sendall(payload)
+    finally:
+        sock.close()
+
+
+def _reset_attack(port: int, connections: int, junk: bytes) -> None:
+    payload = _SURPLUS_HEAD + junk
+    with ThreadPoolExecutor(16) as pool:
+        for _ in pool.map(lambda _: _reset_after_sending(port, payload), range(connections)):
+            pass
+
+
+def _connections_held(server: ServerProcess) -> float:
+    text = httpx.get(f"{server.url}/metrics", timeout=60).text
+    for family in text_string_to_metric_families(text):
+        if family.name == "preferans_connections_held":
+            return float(family.samples[0].value)
+    raise AssertionError("no preferans_connections_held in /metrics")
+
+
+def test_connections_reset_after_surplus_bytes_are_freed(sqlite_server: ServerProcess) -> None:
+    """Issue 25, the reset variant: the same requests, each connection reset by its client right after
+    sending. Each lost connection's transport stayed in the server (asyncio's transport is a reference
+    cycle of its own, kept until a full collection, which the server runs rarely): about 1.8 KB each, tens
+    of thousands of them. Now the server holds none of them once it has read them all."""
+    assert sqlite_server.proc is not None
+    pid = sqlite_server.proc.pid
+    before = _rss_mb(pid)
+    _reset_attack(sqlite_server.port, 6_000, b"A" * 20_000)  # beyond the 16 KiB allowed after a request
+    grown = _rss_mb(pid) - before
+    held = _connections_held(sqlite_server)
+    deadline = time.monotonic() + 60  # the accept queue the attack left may still be being read
+    while held > 1 and time.monotonic() < deadline:  # 1: the metrics request's own
+        held = _connections_held(sqlite_server)
+    assert held <= 1, f"the server still holds {held:.0f} connections of the 6,000 reset ones"
+    assert grown < 100, f"the server grew by {grown} MB under 6,000 reset connections"
+    with httpx.Client(base_url=sqlite_server.url, timeout=60) as http:
+        assert http.get("/api/health").status_code == 200
+
+
+async def _asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """An answer to any request; a websocket accepted and held until its client closes it."""
+    if scope["type"] == "http":
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+    elif scope["type"] == "websocket":
+        await receive()
+        await send({"type": "websocket.accept"})
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+
+async def test_a_lost_connections_transport_is_freed_without_the_cycle_collector() -> None:
+    """The server's protocols on a loop of this process, the cycle collector off: the transport of an
+    answered request, of a connection reset after surplus bytes and of a closed websocket are each freed
+    by reference counting when the connection is lost (asyncio's own kept them until a full collection)."""
+    config = uvicorn.Config(_asgi, http=guarded_protocol(10, 0), ws=WebSocketProtocol, lifespan="off")
+    config.load()
+    state = ServerState()
+    transports: list[weakref.ref[asyncio.BaseTransport]] = []
+    protocol = config.http_protocol_class
+
+    class Recorded(protocol):  # type: ignore[misc, valid-type]
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            transports.append(weakref.ref(transport))
+            super().connection_made(transport)
+
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: Recorded(config=config, server_state=state, app_state={}), "127.0.0.1", 0
+    )
+    port = server.sockets[0].getsockname()[1]
+    gc.disable()
+    try:
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(f"http://127.0.0.1:{port}/")).status_code == 200
+        await asyncio.to_thread(_reset_after_sending, port, _SURPLUS_HEAD + b"A" * 100_000)
+        async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            await ws.send("hello")
+        while len(transports) < 3 or state.connections or state.tasks:
+            await asyncio.sleep(0.01)  # until every connection is lost and its request task done
+        await asyncio.sleep(0)  # the transports' last scheduled callbacks
+        assert [ref() for ref in transports] == [None, None, None]
+    finally:
+        gc.enable()
+        server.close()
+        await server.wait_closed()

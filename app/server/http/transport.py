@@ -2,7 +2,9 @@
 
 - a connection must send a whole request head within ``header_timeout`` seconds of opening or of the
   previous response (uvicorn has no header timeout: a half-open or slowloris socket stayed forever);
-- at most ``max_per_address`` connections (websockets included) from one client address at a time.
+- at most ``max_per_address`` connections (websockets included) from one client address at a time;
+- a connection reads at most ``READ_SIZE`` bytes at once, and its transport is freed by reference counting
+  when it is lost (see `release`): the surplus-bytes attack of issue 25 with connections reset by the client.
 
 The body is bounded in size and time by `app.server.http.middleware.BodyLimit`.
 """
@@ -12,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
+import weakref
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from app.server import metrics
 from app.server.connections.connection import TRANSPORT_EXTENSION
 
 log = logging.getLogger(__name__)
@@ -24,14 +29,41 @@ log = logging.getLogger(__name__)
 _MAX_ADDRESSES = 10_000
 # What a client may send beyond the request being served (a pipelined request's head: h11's own limit).
 _MAX_SURPLUS_BYTES = h11._connection.DEFAULT_MAX_INCOMPLETE_EVENT_SIZE
+# Bytes a connection reads at once (asyncio's own: 256 KiB). A request (head and body) or a websocket frame
+# is at most 64 KiB (`max_request_bytes`, `transport_max_bytes`); what a connection holds before it is
+# parsed, or dropped for its surplus, is one read.
+READ_SIZE = 64 * 1024
+
+
+# Every connection's transport while the process holds it (read by the metrics; a leak shows there).
+_held: weakref.WeakSet[asyncio.BaseTransport] = weakref.WeakSet()
+metrics.CONNECTIONS_HELD.set_function(lambda: len(_held))
+
+
+def release(transport: asyncio.BaseTransport) -> None:
+    """Lets a lost connection's transport be freed by reference counting. Asyncio's selector transport
+    keeps its own bound method (`_read_ready_cb`), a reference cycle: a transport that lived through a
+    young collection stayed, its socket object and extras with it, until a full collection, which this server
+    runs rarely (README "cycle collector"); connections reset by their clients piled up by the ten
+    thousand (issue 25). Called once the connection is lost: nothing reads from the transport again."""
+    attributes = getattr(transport, "__dict__", {})
+    if "_read_ready_cb" in attributes:
+        attributes["_read_ready_cb"] = None
+
+
+def _read_at_most(transport: asyncio.BaseTransport, size: int) -> None:
+    if isinstance(getattr(transport, "max_size", None), int):
+        setattr(transport, "max_size", size)  # noqa: B010 (not in asyncio's typed interface)
 
 
 def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Protocol]:
     # Transports by client address; a websocket keeps its transport after the upgrade, so it still counts.
-    by_address: dict[str, set[asyncio.BaseTransport]] = {}
+    # Held weakly: a lost connection's transport is freed at once (`release`), not when its address next
+    # connects.
+    by_address: dict[str, weakref.WeakSet[asyncio.BaseTransport]] = {}
 
-    def live(host: str) -> set[asyncio.BaseTransport]:
-        open_ = {t for t in by_address.get(host, ()) if not t.is_closing()}
+    def live(host: str) -> weakref.WeakSet[asyncio.BaseTransport]:
+        open_ = weakref.WeakSet(t for t in by_address.get(host, ()) if not t.is_closing())
         by_address[host] = open_
         return open_
 
@@ -41,6 +73,8 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            _held.add(transport)
+            _read_at_most(transport, READ_SIZE)
             host = self.client[0] if self.client else "?"
             if len(by_address) > _MAX_ADDRESSES:
                 for key in [k for k in by_address if not live(k)]:
@@ -105,8 +139,18 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
             if self._guard is not None:
                 self._guard.cancel()
             super().connection_lost(exc)
+            release(self.transport)
 
     return GuardedH11Protocol
+
+
+class WebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's sansio websocket protocol (it writes each frame to the transport at once, which
+    `app.server.connections.connection` relies on), its transport released when the socket is lost."""
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        release(self.transport)
 
 
 def raise_open_files_limit() -> int:
