@@ -757,7 +757,12 @@ class TableActor:
         life: Life | None = None,
     ) -> None:
         """Store the step computed from ``game`` at ``now``, then adopt and publish it."""
-        after = self._held_for_reconnect(result.game, MonoMs(now))
+        seating = self.seating
+        for change in result.substituted:  # RULES §7.7: the substitute holds the seat from the next deal
+            seating = seating.substituted(change.seat, change.substitute.user_id, change.substitute.name)
+        # The hold asks whether the seat's holder after this step is connected: a substitute taking the
+        # seat to move must not be charged (nor let through) on his predecessor's socket.
+        after = self._held_for_reconnect(result.game, MonoMs(now), seating)
         write = StepWrite()
         stored = write.add_step(
             self.table_id,
@@ -802,11 +807,8 @@ class TableActor:
             self._holds.add("reconnect")
             self._paused = True
         self.game = after.with_server_time(now, self._now())
-        moved: set[int] = set()
-        for change in result.substituted:  # RULES §7.7: the substitute holds the seat from the next deal
-            new = change.substitute
-            self.seating = self.seating.substituted(change.seat, new.user_id, new.name)
-            moved |= {change.holder.user_id, new.user_id}
+        moved = {u for c in result.substituted for u in (c.holder.user_id, c.substitute.user_id)}
+        self.seating = seating
         for conn in self.connections:
             if conn.user_id in moved:
                 conn.seat = self.seating.seat_of(conn.user_id)
@@ -865,12 +867,16 @@ class TableActor:
         game = self.game
         return game.clock.resume if self._paused and game is not None and game.clock.frozen else None
 
-    def _seat_connected(self, seat: int) -> bool:
-        return any(c.seat == seat and not c.closed.is_set() for c in self.connections)
+    def _seat_connected(self, seat: int, seating: Seating) -> bool:
+        holder = seating.users[seat]
+        return holder is not None and any(
+            c.user_id == holder and not c.closed.is_set() for c in self.connections
+        )
 
-    def _held_for_reconnect(self, game: Game, now: MonoMs) -> Game:
-        """``game`` with its clock held when, within the grace after a restart or a takeover, its seat to
-        move is not connected (RULES §8.6 [ours]: the running clock resumes when that seat is back)."""
+    def _held_for_reconnect(self, game: Game, now: MonoMs, seating: Seating) -> Game:
+        """``game`` with its clock held when, within the grace after a restart or a takeover, the holder
+        of its seat to move in ``seating`` (the seats as this step leaves them) is not connected (RULES
+        §8.6 [ours]: the running clock resumes when that seat is back)."""
         clock = game.clock
         if (
             self._grace_until is None
@@ -878,7 +884,7 @@ class TableActor:
             or game.is_over
             or clock.frozen
             or clock.running is None
-            or self._seat_connected(clock.running)
+            or self._seat_connected(clock.running, seating)
         ):
             return game
         return replace(game, clock=clock.freeze(now))
