@@ -265,3 +265,24 @@ def tell_muted(ctx: ServerContext, mute: ChatMute, tables: set[int] | None) -> N
                     table=table_id, until=mute.until, site_wide=mute.room_id is None, reason=mute.reason
                 ).model_dump_json()
             conn.send(frames[table_id])
+
+
+async def tell_stored_mute(ctx: ServerContext, mute_id: int) -> None:
+    """Another worker stored mute ``mute_id`` (several workers): this one's sockets of the muted user are
+    told, read from the stored row (the notice names only the row, so it carries nothing to trust)."""
+    async with ctx.sessions() as session:
+        mute = await session.get(ChatMute, mute_id)
+        if mute is None:
+            return
+        tables: set[int] | None = None
+        if mute.room_id is not None:
+            mine = ctx.user_connections.get(mute.user_id, set())
+            here = [t for t, conns in ctx.table_connections.items() if not mine.isdisjoint(conns)]
+            tables = set(
+                (
+                    await session.execute(
+                        select(GameTable.id).where(GameTable.room_id == mute.room_id, GameTable.id.in_(here))
+                    )
+                ).scalars()
+            )
+    tell_muted(ctx, mute, tables)
