@@ -13,16 +13,26 @@ from typing import Any
 import pytest
 import websockets
 
-from app.bots.client import Api
+from app.bots.client import Api, ApiError
 from tests.server.conftest import Workers, database_for, new_player, run_workers
 from tests.server.test_workers import OVERRIDES, _owners
 
-CAPS = {"PREFERANS_MAX_CONNECTIONS_PER_USER": "3", "PREFERANS_MAX_WAITING_SEATS_PER_USER": "2"}
+CAP = 3  # sockets per user
+SEATS = 2  # waiting seats per user
+CAPS = {"PREFERANS_MAX_CONNECTIONS_PER_USER": str(CAP), "PREFERANS_MAX_WAITING_SEATS_PER_USER": str(SEATS)}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workers]:
     yield from run_workers(database_for(request, tmp_path), tmp_path, extra_env=CAPS)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def slow_commit_workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Workers]:
+    """Workers whose every commit waits 0.5 s for others to join its batch: two sits sent at once are
+    both between their seat count and their stored seat together, whatever the machine's speed."""
+    env = {**CAPS, "PREFERANS_COMMIT_WINDOW_MS": "500"}
+    yield from run_workers(database_for(request, tmp_path), tmp_path, extra_env=env)
 
 
 async def _tables_on_both(workers: Workers, operator: Api, count: int) -> tuple[int, dict[int, list[int]]]:
@@ -79,5 +89,100 @@ def test_a_mute_stored_at_one_worker_reaches_the_users_sockets_at_the_other(work
                 await ws.close()
             await target.close()
             await operator.close()
+
+    asyncio.run(scenario())
+
+
+async def _open(api: Api, table_id: int) -> tuple[Any, str]:
+    """A socket of ``api``'s user to the table (at its owner) and what the server said first: ``snapshot``
+    when it was let in, else the error's code."""
+    ws = await websockets.connect(await api.ws_url(table_id), open_timeout=30)
+    first = json.loads(await asyncio.wait_for(ws.recv(), 30))
+    return ws, first["type"] if first["type"] == "snapshot" else first["code"]
+
+
+def test_a_users_sockets_are_capped_across_both_workers(workers: Workers) -> None:
+    """`max_connections_per_user` (3 here) counts the user's sockets at both workers: two at worker 0's
+    table and one at worker 1's leave none for a fourth at worker 1 (each worker alone counts fewer); one
+    closed at worker 0 lets one more in at worker 1; and sockets opened all at once at both workers never
+    get more than the cap in."""
+
+    async def scenario() -> None:
+        operator = Api(workers.server.url)
+        await operator.login("operator1", "operator-password")
+        users = [await new_player(workers.server, "sock") for _ in range(2)]
+        sockets: list[Any] = []
+        try:
+            _, by_slot = await _tables_on_both(workers, operator, 2)
+            at = {slot: by_slot[slot][0] for slot in (0, 1)}
+            user = users[0]
+            for slot in (0, 0, 1):
+                ws, said = await _open(user, at[slot])
+                sockets.append(ws)
+                assert said == "snapshot" and ws.remote_address[1] == workers.ports[slot]
+            ws, said = await _open(user, at[1])
+            assert ws.remote_address[1] == workers.ports[1]
+            assert said == "too_many_connections", said
+            await ws.wait_closed()
+            assert ws.close_code == 1008
+            await sockets.pop(0).close()  # one of worker 0's: its place is free at worker 1 once uncounted
+            async with asyncio.timeout(30):
+                while True:
+                    ws, said = await _open(user, at[1])
+                    if said == "snapshot":
+                        sockets.append(ws)
+                        break
+                    assert said == "too_many_connections", said
+                    await ws.close()
+                    await asyncio.sleep(0.1)
+
+            # All at once, three at each worker: never more than the cap in (at the edge both workers may
+            # refuse the last, as their counts cross: then a later one gets in).
+            racer = users[1]
+            opened = await asyncio.gather(*(_open(racer, at[slot]) for slot in (0, 1, 0, 1, 0, 1)))
+            sockets += [ws for ws, _ in opened]
+            admitted = [said for _, said in opened if said == "snapshot"]
+            assert 1 <= len(admitted) <= CAP, [said for _, said in opened]
+            assert {said for _, said in opened} <= {"snapshot", "too_many_connections"}
+        finally:
+            for ws in sockets:
+                await ws.close()
+            for api in [*users, operator]:
+                await api.close()
+
+    asyncio.run(scenario())
+
+
+def test_two_sits_at_once_at_two_workers_do_not_both_pass_the_waiting_seat_cap(
+    slow_commit_workers: Workers,
+) -> None:
+    """Issue 25 §1.5 with two workers: a user holding one waiting seat (of 2 allowed) sits at two tables
+    at once, each at the worker that runs it. Before, each worker counted his stored seats (1), and both
+    sits passed while neither was stored yet: 3 seats. Now one of them is refused ``too_many_seats``."""
+    workers = slow_commit_workers
+
+    async def scenario() -> None:
+        operator = Api(workers.server.url)
+        await operator.login("operator1", "operator-password")
+        user = await new_player(workers.server, "seats")
+        direct = [Api(f"http://127.0.0.1:{port}", user.token) for port in workers.ports]
+        try:
+            _, by_slot = await _tables_on_both(workers, operator, 4)
+            assert await user.sit(by_slot[0][1]) == 0
+            raced = (by_slot[0][0], by_slot[1][0])
+            results = await asyncio.gather(
+                *(direct[slot].sit(raced[slot]) for slot in (0, 1)), return_exceptions=True
+            )
+            refused = [r for r in results if isinstance(r, ApiError)]
+            assert len(refused) == 1, results
+            assert refused[0].status == 409 and refused[0].body["error"] == "too_many_seats", refused[0].body
+            held = 0
+            for table_id in (by_slot[0][1], *raced):
+                table = await operator.call("GET", f"/api/tables/{table_id}")
+                held += sum(1 for seat in table["players"] if seat["user"] is not None)
+            assert held == SEATS
+        finally:
+            for api in [*direct, user, operator]:
+                await api.close()
 
     asyncio.run(scenario())
