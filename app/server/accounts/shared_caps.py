@@ -9,13 +9,15 @@ on a path that already reads the database (a socket's ticket and user, a sit's s
 deployment would need it for this alone. With one process nothing here runs: its memory is the whole count.
 
 Sockets (`SharedSockets`): each worker keeps one row per user it holds sockets of (``user_sockets``:
-user, worker's boot id, count). A socket is admitted by incrementing its worker's row and committing, then
-summing the user's rows of the workers in their slots now: over the cap, the increment is taken back and
-the socket refused. Committing before counting is what makes it whole: of two sockets admitted at once at
-two workers, the one counted last sees both increments, so the cap is never exceeded (at worst both are
-refused when they would together pass it, and the client tries again). A worker's rows are decremented as
-its sockets close; a decrement that could not be stored is owed and stored again at the next tick, and the
-rows of a process no slot names any more (it crashed, or was replaced) are neither counted nor kept.
+user, worker's boot id, count). A socket is admitted in one transaction that adds one to its worker's row
+and sums the user's rows of the workers in their slots now; over the cap it is rolled back and the socket
+refused. A user's admissions take turns, so the sum is exact and the cap never exceeded: on PostgreSQL
+the transaction first takes a lock for that user (`pg_advisory_xact_lock`, held for the transaction's
+three statements only; another user's admission does not wait), and on SQLite the workers' writers take
+turns on the file anyway (the count follows the upsert in the same write transaction). A worker's rows are
+decremented as its sockets close; a decrement that could not be stored is owed and stored again at the
+next tick, and the rows of a process no slot names any more (it crashed, or was replaced) are neither
+counted nor kept.
 
 Sits (`sit_lease`): a user's sit takes a lease row (``sit_leases``, one per user) by one conditional upsert
 before counting his waiting seats and gives it back once the table has stored the seat (or refused it), so
@@ -32,7 +34,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 
-from sqlalchemy import Insert, Table, bindparam, delete, func, select
+from sqlalchemy import Insert, Table, bindparam, delete, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -51,6 +53,7 @@ _LEASES: Table = SitLease.__table__  # type: ignore[assignment]
 _SUM = select(func.coalesce(func.sum(_SOCKETS.c.sockets), 0)).where(
     _SOCKETS.c.user_id == bindparam("user_id"), _SOCKETS.c.boot.in_(select(WorkerSlot.boot))
 )
+_USER_LOCK = select(func.pg_advisory_xact_lock(literal(0x55534B54), bindparam("user_id")))
 _EMPTIED = delete(_SOCKETS).where(
     _SOCKETS.c.user_id == bindparam("user_id"), _SOCKETS.c.boot == bindparam("boot"), _SOCKETS.c.sockets <= 0
 )
@@ -78,19 +81,32 @@ class SharedSockets:
         self.boot = boot
         self.cap = cap
         self._add_statement = _add_statement(engine)
+        # PostgreSQL: a user's admissions take turns (a lock for the transaction, per user); SQLite's
+        # writers take turns on the whole file already.
+        self._lock = _USER_LOCK if engine.dialect.name == "postgresql" else None
         self._owed: dict[int, int] = {}  # decrements not stored yet, by user
         self._background: set[asyncio.Task[None]] = set()
 
     async def admit(self, user_id: int) -> bool:
         """Count one more socket of the user here; False (and nothing counted) when every worker's
         sockets of his would then be more than the cap."""
-        await self._add(user_id, 1)  # committed before the count: see the module's docstring
+        keys = {"user_id": user_id, "boot": self.boot}
         async with self.engine.connect() as conn:
-            total = await conn.scalar(_SUM, {"user_id": user_id})
-        if int(total or 0) <= self.cap:
-            return True
-        self.release(user_id)
-        return False
+            transaction = await conn.begin()
+            try:
+                if self._lock is not None:
+                    await conn.execute(self._lock, keys)
+                await conn.execute(self._add_statement, {**keys, "fresh": 1, "delta": 1})
+                total = int(await conn.scalar(_SUM, keys) or 0)
+                if total > self.cap:
+                    await transaction.rollback()  # nothing counted
+                    return False
+                await transaction.commit()
+            except BaseException:
+                if transaction.is_active:
+                    await transaction.rollback()
+                raise
+        return True
 
     def release(self, user_id: int) -> None:
         """One socket of the user here closed (stored in the background; owed if the database is away)."""
