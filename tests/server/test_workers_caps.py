@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import websockets
 
@@ -19,7 +20,13 @@ from tests.server.test_workers import OVERRIDES, _owners
 
 CAP = 3  # sockets per user
 SEATS = 2  # waiting seats per user
-CAPS = {"PREFERANS_MAX_CONNECTIONS_PER_USER": str(CAP), "PREFERANS_MAX_WAITING_SEATS_PER_USER": str(SEATS)}
+CHAT_BURST = 3  # a user's chat messages at once (then one an hour: none refills within a test)
+CAPS = {
+    "PREFERANS_MAX_CONNECTIONS_PER_USER": str(CAP),
+    "PREFERANS_MAX_WAITING_SEATS_PER_USER": str(SEATS),
+    "PREFERANS_CHAT_USER_PER_MINUTE": str(1 / 60),
+    "PREFERANS_CHAT_USER_BURST": str(CHAT_BURST),
+}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -182,6 +189,38 @@ def test_two_sits_at_once_at_two_workers_do_not_both_pass_the_waiting_seat_cap(
             assert held == SEATS
         finally:
             for api in [*direct, user, operator]:
+                await api.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_users_chat_messages_are_counted_across_both_workers(workers: Workers) -> None:
+    """The chat limit per user (across tables) is one budget at every worker: the messages spent at a table
+    worker 0 runs leave none at a table worker 1 runs (429 with Retry-After there); another user still
+    writes there."""
+
+    async def scenario() -> None:
+        operator = Api(workers.server.url)
+        await operator.login("operator1", "operator-password")
+        writer = await new_player(workers.server, "chat")
+        other = await new_player(workers.server, "calm")
+        try:
+            _, by_slot = await _tables_on_both(workers, operator, 2)
+            for n in range(CHAT_BURST):
+                await writer.call("POST", f"/api/tables/{by_slot[0][0]}/chat", {"text": f"hello {n}"})
+            # Asked raw: the bots' client would wait out the Retry-After and ask again.
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{workers.ports[1]}", timeout=30) as raw:
+                refused = await raw.post(
+                    f"/api/tables/{by_slot[1][0]}/chat",
+                    json={"text": "and here"},
+                    headers={"Authorization": f"Bearer {writer.token}"},
+                )
+            assert refused.status_code == 429, refused.text
+            assert refused.json()["error"] == "rate_limited" and int(refused.headers["retry-after"]) >= 1
+            posted = await other.call("POST", f"/api/tables/{by_slot[1][0]}/chat", {"text": "hi"})
+            assert posted["text"] == "hi"
+        finally:
+            for api in (writer, other, operator):
                 await api.close()
 
     asyncio.run(scenario())

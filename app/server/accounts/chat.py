@@ -19,7 +19,7 @@ from app.engine.conventions import Conventions
 from app.protocol.codes import ErrorCode
 from app.protocol.messages import ChatEntry, ChatFrame, ChatMutedFrame, ChatRemovedFrame
 from app.server.accounts.privacy import require_watch
-from app.server.accounts.ratelimit import KeyedLimiter, retry_after
+from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter, retry_after
 from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.table.chat import PRESETS, Channel, ChatTextError, channel_for, clean_text, may_read
@@ -45,17 +45,20 @@ def chat_closed_in_deals(room: Room, table: GameTable) -> bool:
 class ChatLimits:
     """Messages per user (across tables) and per table (across users)."""
 
-    by_user: KeyedLimiter
-    by_table: KeyedLimiter
+    by_user: Limiter
+    by_table: Limiter
 
 
 def _limits(ctx: ServerContext) -> ChatLimits:
     if ctx.chat_limits is None:
         s = ctx.settings
-        ctx.chat_limits = ChatLimits(
-            KeyedLimiter(s.chat_user_per_minute / 60, s.chat_user_burst),
-            KeyedLimiter(s.chat_table_per_minute / 60, s.chat_table_burst),
-        )
+        by_user: Limiter = KeyedLimiter(s.chat_user_per_minute / 60, s.chat_user_burst)
+        if ctx.cluster is not None:
+            # Several workers: a user writes at tables of every worker (each table's chat is its owner's),
+            # so his bucket is shared in the database (`ratelimit.SharedLimiter`); a table's stays in
+            # its owner's memory, where all of its messages are posted.
+            by_user = SharedLimiter(ctx.engine, "chat-user", s.chat_user_per_minute / 60, s.chat_user_burst)
+        ctx.chat_limits = ChatLimits(by_user, KeyedLimiter(s.chat_table_per_minute / 60, s.chat_table_burst))
     return ctx.chat_limits
 
 
