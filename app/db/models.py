@@ -277,6 +277,27 @@ class RateBucket(Base):
     allowed: Mapped[bool] = mapped_column(Boolean)  # whether the last attempt was let through
 
 
+class UserSockets(Base):
+    """Several workers: how many table sockets of a user each worker holds (``boot``: the worker's process),
+    so the per-user socket cap counts every worker's (a process no slot names any more is not counted, and
+    its rows are deleted by the workers' housekeeping)."""
+
+    __tablename__ = "user_sockets"
+    user_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    boot: Mapped[str] = mapped_column(String(32), primary_key=True)
+    sockets: Mapped[int] = mapped_column(Integer)
+
+
+class SitLease(Base):
+    """Several workers: the one sit of a user under way (its worker's process in ``holder``, until ``until``,
+    wall seconds), so that two sits at two workers cannot both pass the waiting-seat cap (issue 25 §1.5)."""
+
+    __tablename__ = "sit_leases"
+    user_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    holder: Mapped[str] = mapped_column(String(64))
+    until: Mapped[float] = mapped_column(Float)
+
+
 class Tournament(Base):
     """A tournament run by a room's operator (RULES.md §9.1); ``status``: `app.server.tournaments`."""
 

@@ -19,6 +19,7 @@ from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
 from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
+from app.server.accounts.shared_caps import SharedSockets
 from app.server.analysis import AnalysisPool, register_round_gate
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.peers import Peers
@@ -129,6 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
             ctx.peers = Peers(ctx.token_secret)
+            ctx.shared_sockets = SharedSockets(engine, writer.boot.id, settings.max_connections_per_user)
             # The ownership tick's own small pool: never behind players' requests (issue 26 §1.2).
             tick_engine = make_engine(settings.database_url, 2, 2)
             tick_pool = Pool(tick_engine, make_sessionmaker(tick_engine))
@@ -162,6 +164,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if ctx.peers is not None:
                 await ctx.peers.close()
             await shutdown_all(ctx)
+            if ctx.shared_sockets is not None:
+                await ctx.shared_sockets.close()
             await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
             ctx.analysis.shutdown()

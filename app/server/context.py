@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from app.server.accounts.chat import ChatLimits
     from app.server.accounts.ratelimit import Limiter
     from app.server.accounts.sessions import SignedTickets, TicketBook
+    from app.server.accounts.shared_caps import SharedSockets
     from app.server.analysis import AnalysisPool
     from app.server.cluster.ownership import Cluster
     from app.server.cluster.peers import Peers
@@ -52,6 +53,8 @@ class ServerContext:
     peers: Peers | None = None
     # Their tickets are signed so that any worker can redeem one (`accounts.sessions.SignedTickets`).
     signed_tickets: SignedTickets | None = None
+    # ... and a user's sockets are counted for the cap at every worker (`accounts.shared_caps`).
+    shared_sockets: SharedSockets | None = None
     # The solver's analyses of finished deals (issue 21 §2): worker processes, started on first use.
     analysis: AnalysisPool | None = None
     # The table chat's message buckets (per user, per table), made on first use (`accounts.chat`).

@@ -15,11 +15,14 @@ import pytest
 from fastapi import WebSocket
 from pydantic import BaseModel
 
+from app.engine import legal_actions
 from app.engine.conventions import Conventions
 from app.server.connections.connection import Connection
 from app.server.tables.actor import TableActor
-from app.server.tables.commands import Connect, Sit
+from app.server.tables.commands import Act, Connect, Life, Sit
 from app.server.timebase import MonoMs
+from app.table import Decree, ProposalKind
+from app.table.proposals import Person
 from tests.server.test_actor_replies import FakeStore
 
 
@@ -183,3 +186,62 @@ async def test_an_idle_table_freezes_while_the_database_is_away_and_tells_its_pl
     assert thawed["paused"] is False and thawed["clock"]["running"] == mover
     now.ms += 1_000
     assert _left(actor, now)[mover] == before[mover] - 1_000
+
+
+async def _acted(actor: TableActor, conn: Recorder, seq: int, action: dict[str, Any]) -> None:
+    version = actor.version
+    actor.submit(Act(conn, seq, action))
+    async with asyncio.timeout(10):
+        while actor.version == version:
+            await asyncio.sleep(0.005)
+
+
+async def test_a_substitute_taking_the_seat_to_move_in_the_grace_is_held_on_his_own_socket(
+    table: tuple[TableActor, FakeStore, Now],
+) -> None:
+    """Within the grace after a restart, a substitution (RULES §7.7) takes a seat from the next deal; when
+    that seat is the next deal's first to move, the hold asks whether the substitute is connected, not
+    whether his predecessor is: the holder's socket left open, the substitute's clock stays held (he is not
+    charged for a table he has not reached) until he connects."""
+    source, store, now = table
+    actor, _ = await _restarted(source, store, now, grace_ms=600_000)
+    try:
+        players = {user: Recorder(user_id=user) for user in (1, 2, 3)}
+        for conn in players.values():
+            actor.submit(Connect(conn))
+        await _settled(actor)
+        game = actor.game
+        assert game is not None and not game.clock.frozen  # every holder back: the clock runs
+        # Deal 2's first to move: the seat after its dealer (deal 1's dealer is seat 0).
+        first = (game.state.dealer + 2) % 3
+        holder = first + 1
+        reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        decree = Decree(
+            ProposalKind.SUBSTITUTE, "gone", seat=first, holder=Person(holder, f"u{holder}"),
+            substitute=Person(4, "u4"), seated=(1, 2, 3),
+        )  # fmt: skip
+        actor.submit(Life(lambda _s: decree, reply))
+        await asyncio.wait_for(reply, 5)
+        seqs = dict.fromkeys(range(3), 0)
+        while (game := actor.game) is not None and game.state.deal_number == 1:
+            seat = game.to_act()
+            assert seat is not None
+            seqs[seat] += 1
+            now.ms += 100
+            await _acted(actor, players[seat + 1], seqs[seat], legal_actions(game.state)[0].to_json())
+        game = actor.game
+        assert game is not None and actor.seating.users[first] == 4
+        assert game.clock.frozen, "the substitute was charged on his predecessor's socket"
+        assert game.clock.resume == first, game.clock
+        held = _left(actor, now)
+        now.ms += 5_000
+        assert _left(actor, now) == held
+        substitute = Recorder(user_id=4)
+        actor.submit(Connect(substitute))
+        await _settled(actor)
+        game = actor.game
+        assert game is not None and not game.clock.frozen and game.clock.running == first
+        now.ms += 1_000
+        assert _left(actor, now)[first] == held[first] - 1_000
+    finally:
+        await actor.stop()

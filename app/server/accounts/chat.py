@@ -19,7 +19,7 @@ from app.engine.conventions import Conventions
 from app.protocol.codes import ErrorCode
 from app.protocol.messages import ChatEntry, ChatFrame, ChatMutedFrame, ChatRemovedFrame
 from app.server.accounts.privacy import require_watch
-from app.server.accounts.ratelimit import KeyedLimiter, retry_after
+from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter, retry_after
 from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.table.chat import PRESETS, Channel, ChatTextError, channel_for, clean_text, may_read
@@ -45,17 +45,20 @@ def chat_closed_in_deals(room: Room, table: GameTable) -> bool:
 class ChatLimits:
     """Messages per user (across tables) and per table (across users)."""
 
-    by_user: KeyedLimiter
-    by_table: KeyedLimiter
+    by_user: Limiter
+    by_table: Limiter
 
 
 def _limits(ctx: ServerContext) -> ChatLimits:
     if ctx.chat_limits is None:
         s = ctx.settings
-        ctx.chat_limits = ChatLimits(
-            KeyedLimiter(s.chat_user_per_minute / 60, s.chat_user_burst),
-            KeyedLimiter(s.chat_table_per_minute / 60, s.chat_table_burst),
-        )
+        by_user: Limiter = KeyedLimiter(s.chat_user_per_minute / 60, s.chat_user_burst)
+        if ctx.cluster is not None:
+            # Several workers: a user writes at tables of every worker (each table's chat is its owner's),
+            # so his bucket is shared in the database (`ratelimit.SharedLimiter`); a table's stays in
+            # its owner's memory, where all of its messages are posted.
+            by_user = SharedLimiter(ctx.engine, "chat-user", s.chat_user_per_minute / 60, s.chat_user_burst)
+        ctx.chat_limits = ChatLimits(by_user, KeyedLimiter(s.chat_table_per_minute / 60, s.chat_table_burst))
     return ctx.chat_limits
 
 
@@ -265,3 +268,24 @@ def tell_muted(ctx: ServerContext, mute: ChatMute, tables: set[int] | None) -> N
                     table=table_id, until=mute.until, site_wide=mute.room_id is None, reason=mute.reason
                 ).model_dump_json()
             conn.send(frames[table_id])
+
+
+async def tell_stored_mute(ctx: ServerContext, mute_id: int) -> None:
+    """Another worker stored mute ``mute_id`` (several workers): this one's sockets of the muted user are
+    told, read from the stored row (the notice names only the row, so it carries nothing to trust)."""
+    async with ctx.sessions() as session:
+        mute = await session.get(ChatMute, mute_id)
+        if mute is None:
+            return
+        tables: set[int] | None = None
+        if mute.room_id is not None:
+            mine = ctx.user_connections.get(mute.user_id, set())
+            here = [t for t, conns in ctx.table_connections.items() if not mine.isdisjoint(conns)]
+            tables = set(
+                (
+                    await session.execute(
+                        select(GameTable.id).where(GameTable.room_id == mute.room_id, GameTable.id.in_(here))
+                    )
+                ).scalars()
+            )
+    tell_muted(ctx, mute, tables)

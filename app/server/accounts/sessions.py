@@ -168,6 +168,9 @@ def track(ctx: ServerContext, conn: Connection, table_id: int) -> None:
 
 
 def untrack(ctx: ServerContext, conn: Connection, table_id: int) -> None:
+    """The closed socket uncounted (at every worker's count too: `track` follows its admission)."""
+    if ctx.shared_sockets is not None:
+        ctx.shared_sockets.release(conn.user_id)
     for index, key in ((ctx.user_connections, conn.user_id), (ctx.table_connections, table_id)):
         conns = index.get(key)
         if conns is not None:

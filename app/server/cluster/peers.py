@@ -56,10 +56,21 @@ class Peers:
         self, address: str, path: str, params: dict[str, str] | None = None
     ) -> httpx.Response | None:
         """The answer of the worker at ``address``, or None when it did not answer in time."""
+        return await self._ask("GET", address, path, params)
+
+    async def post(
+        self, address: str, path: str, params: dict[str, str] | None = None
+    ) -> httpx.Response | None:
+        """A notice to the worker at ``address`` (its answer, or None when it did not answer in time)."""
+        return await self._ask("POST", address, path, params)
+
+    async def _ask(
+        self, method: str, address: str, path: str, params: dict[str, str] | None
+    ) -> httpx.Response | None:
         if time.monotonic() < self._silent_until.get(address, 0.0):
             return None
         try:
-            response = await self.http.get(f"http://{address}{path}", params=params)
+            response = await self.http.request(method, f"http://{address}{path}", params=params)
             response.raise_for_status()
         except httpx.HTTPError as exc:
             log.warning("worker at %s did not answer %s: %r", address, path, exc)
@@ -124,3 +135,14 @@ async def worker_metrics(ctx: ServerContext) -> dict[str, bytes | None]:
     answers = await asyncio.gather(*(peers.get(address, "/internal/metrics") for address in asked.values()))
     texts = {slot: (a.content if a is not None else None) for slot, a in zip(asked, answers, strict=True)}
     return {str(slot): texts.get(slot) for slot in others}
+
+
+async def tell_others(ctx: ServerContext, path: str, params: dict[str, str]) -> int:
+    """A notice to every other live worker at once (each tells its own sockets); returns how many took it
+    (a worker that did not answer in `PEER_TIMEOUT` is left out: its sockets miss the notice)."""
+    cluster, peers = ctx.cluster, ctx.peers
+    if cluster is None or peers is None:
+        return 0
+    others = [address for boot, address in cluster.addresses.items() if boot != cluster.boot]
+    answers = await asyncio.gather(*(peers.post(address, path, params) for address in others))
+    return sum(1 for answer in answers if answer is not None)

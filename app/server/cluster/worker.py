@@ -48,9 +48,13 @@ async def tick(ctx: ServerContext, cluster: Cluster, number: int) -> None:
                 log.exception("table %s could not be taken over", table_id)
     if number % WATCHER_RECHECK_TICKS == 0:
         await recheck_watchers(ctx)
+    if ctx.shared_sockets is not None:
+        await ctx.shared_sockets.settle()  # closed sockets' decrements the database missed
     if number % HOUSEKEEPING_TICKS == 0:
         await forget_used_tickets(ctx)
         await cluster.forget_dead(ctx)
+        if ctx.shared_sockets is not None:
+            await ctx.shared_sockets.forget_gone()
 
 
 async def recheck_watchers(ctx: ServerContext) -> None:

@@ -108,6 +108,23 @@ async def _welcome(ctx: ServerContext, table_id: int, user: User) -> bool:
         return await may_watch_table(session, table_id, user)
 
 
+async def _crowded(ctx: ServerContext, user_id: int, table_id: int, actor: TableActor) -> str | None:
+    """Why the socket is refused (`too_many_connections`), or None: then it is counted and must be
+    tracked with no await in between. Several workers: the user's sockets at all of them are counted
+    (`accounts.shared_caps`), after this worker's own caps, which cost no query."""
+    crowded = too_many_connections(ctx, user_id, table_id, actor.seating.users)
+    shared = ctx.shared_sockets
+    if crowded is not None or shared is None:
+        return crowded
+    if not await shared.admit(user_id):
+        return f"at most {ctx.settings.max_connections_per_user} connections per user"
+    # Again after the await: the table's own caps may have filled meanwhile.
+    crowded = too_many_connections(ctx, user_id, table_id, actor.seating.users)
+    if crowded is not None:
+        shared.release(user_id)
+    return crowded
+
+
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(websocket: WebSocket, table_id: int) -> None:
     ctx: ServerContext = websocket.app.state.ctx
@@ -141,7 +158,13 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     if actor is None:
         await _refuse(websocket, ErrorCode.NOT_FOUND, f"no table {table_id}", CloseCode.NOT_FOUND)
         return
-    crowded = too_many_connections(ctx, user.id, table_id, actor.seating.users)
+    try:
+        crowded = await _crowded(ctx, user.id, table_id, actor)
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        await websocket.send_denial_response(database_unavailable())
+        return
     if crowded is not None:
         await _refuse(websocket, ErrorCode.TOO_MANY_CONNECTIONS, crowded, CloseCode.POLICY)
         return

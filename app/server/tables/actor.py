@@ -760,7 +760,20 @@ class TableActor:
         life: Life | None = None,
     ) -> None:
         """Store the step computed from ``game`` at ``now``, then adopt and publish it."""
-        after = self._held_for_reconnect(result.game, MonoMs(now))
+        joined = result.joined
+        seating = self.seating
+        if joined is not None:
+            # RULES §7.7: a fourth joined; the seat rows are written anew, the client's number with them.
+            if client is not None:
+                seating = seating.applied(client[0], client[1], None)
+            new = joined.newcomer
+            seating = seating.joined(joined.moved, joined.seat, new.user_id, new.name)
+        for change in result.substituted:  # RULES §7.7: the substitute holds the seat from the next deal
+            seating = seating.substituted(change.seat, change.substitute.user_id, change.substitute.name)
+        # The hold asks whether the seat's holder after this step is connected: a substitute taking the
+        # seat to move (or a seat renumbered by a join) must not be charged, nor let through, on another
+        # user's socket.
+        after = self._held_for_reconnect(result.game, MonoMs(now), seating)
         write = StepWrite()
         stored = write.add_step(
             self.table_id,
@@ -771,14 +784,7 @@ class TableActor:
             clock=self._clock_record(after),
             client_seq=None if client is None else client[1],
         )
-        joined = result.joined
-        seating = self.seating
         if joined is not None:
-            # RULES §7.7: a fourth joined; the seat rows are written anew, the client's number with them.
-            if client is not None:
-                seating = seating.applied(client[0], client[1], None)
-            new = joined.newcomer
-            seating = seating.joined(joined.moved, joined.seat, new.user_id, new.name)
             write.reseated = [
                 {"table_id": self.table_id, "seat": s, "user_id": u, "last_client_seq": seating.last_seq[s]}
                 for s, u in enumerate(seating.users)
@@ -821,11 +827,8 @@ class TableActor:
         if joined is not None:
             self._adopt_join(game, result, seating)
             return
-        moved: set[int] = set()
-        for change in result.substituted:  # RULES §7.7: the substitute holds the seat from the next deal
-            new = change.substitute
-            self.seating = self.seating.substituted(change.seat, new.user_id, new.name)
-            moved |= {change.holder.user_id, new.user_id}
+        moved = {u for c in result.substituted for u in (c.holder.user_id, c.substitute.user_id)}
+        self.seating = seating
         for conn in self.connections:
             if conn.user_id in moved:
                 conn.seat = self.seating.seat_of(conn.user_id)
@@ -900,12 +903,16 @@ class TableActor:
         game = self.game
         return game.clock.resume if self._paused and game is not None and game.clock.frozen else None
 
-    def _seat_connected(self, seat: int) -> bool:
-        return any(c.seat == seat and not c.closed.is_set() for c in self.connections)
+    def _seat_connected(self, seat: int, seating: Seating) -> bool:
+        holder = seating.users[seat]
+        return holder is not None and any(
+            c.user_id == holder and not c.closed.is_set() for c in self.connections
+        )
 
-    def _held_for_reconnect(self, game: Game, now: MonoMs) -> Game:
-        """``game`` with its clock held when, within the grace after a restart or a takeover, its seat to
-        move is not connected (RULES §8.6 [ours]: the running clock resumes when that seat is back)."""
+    def _held_for_reconnect(self, game: Game, now: MonoMs, seating: Seating) -> Game:
+        """``game`` with its clock held when, within the grace after a restart or a takeover, the holder
+        of its seat to move in ``seating`` (the seats as this step leaves them) is not connected (RULES
+        §8.6 [ours]: the running clock resumes when that seat is back)."""
         clock = game.clock
         if (
             self._grace_until is None
@@ -913,7 +920,7 @@ class TableActor:
             or game.is_over
             or clock.frozen
             or clock.running is None
-            or self._seat_connected(clock.running)
+            or self._seat_connected(clock.running, seating)
         ):
             return game
         return replace(game, clock=clock.freeze(now))

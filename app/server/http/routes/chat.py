@@ -23,6 +23,7 @@ from app.protocol.codes import ErrorCode
 from app.server.accounts import chat
 from app.server.accounts.audit import audit
 from app.server.accounts.privacy import is_staff
+from app.server.cluster.peers import tell_others
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, OperatorUser, SessionDep
 from app.server.http.routes.operator import own_room
@@ -299,6 +300,8 @@ async def mute_user(body: MuteIn, user: OperatorUser, session: SessionDep, ctx: 
     await session.commit()
 
     chat.tell_muted(ctx, mute, tables)
+    # Several workers: the user's sockets at the others' tables are told by their own workers.
+    await tell_others(ctx, "/internal/muted", {"mute": str(out["id"])})
     return out
 
 

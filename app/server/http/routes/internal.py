@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 
 from app.protocol.codes import ErrorCode
 from app.server import metrics
+from app.server.accounts.chat import tell_stored_mute
 from app.server.cluster.peers import MAX_IDS, PEER_HEADER
 from app.server.errors import ApiError
 from app.server.http.deps import MAX_ID, ContextDep
@@ -50,3 +51,11 @@ async def own_metrics(request: Request, ctx: ContextDep) -> Response:
     """This worker's metrics alone."""
     _require_peer(request, ctx)
     return Response(await metrics.render(ctx), media_type=metrics.CONTENT_TYPE)
+
+
+@router.post("/muted")
+async def muted(request: Request, ctx: ContextDep, mute: Annotated[int, Query(ge=1, le=MAX_ID)]) -> Response:
+    """Another worker stored a chat mute: the muted user's sockets here are told (`chat.tell_muted`)."""
+    _require_peer(request, ctx)
+    await tell_stored_mute(ctx, mute)
+    return Response(status_code=204)

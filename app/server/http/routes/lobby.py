@@ -26,6 +26,7 @@ from app.server.accounts.privacy import (
     visible_rooms,
     watched_table,
 )
+from app.server.accounts.shared_caps import sit_lease
 from app.server.cluster.peers import live_details
 from app.server.errors import ApiError
 from app.server.http.deps import (
@@ -327,23 +328,28 @@ async def sit(table_id: Id, body: SitIn, user: Caller, ctx: ContextDep) -> dict[
             await require_sit(session, room, user)
             await require_rating_to_sit(session, room, user)
     actor = await _live_actor(ctx, table_id)
-    async with _one_sit_at_a_time(user.id):
+    async with _one_sit_at_a_time(ctx, user.id):
         await _limit_waiting_seats(ctx, user, actor)
         reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         actor.submit(Sit(user.id, user.name, body.seat, reply))
         return {"seat": await _ask(reply)}
 
 
-# A user's sits one at a time in this process, so that two at once cannot both pass the seat limit.
+# A user's sits one at a time in this process, and with several workers at all of them (the database's
+# sit lease, `accounts.shared_caps`), so that two at once cannot both pass the seat limit.
 _sitting: dict[int, asyncio.Lock] = {}
 
 
 @contextlib.asynccontextmanager
-async def _one_sit_at_a_time(user_id: int) -> AsyncIterator[None]:
+async def _one_sit_at_a_time(ctx: ContextDep, user_id: int) -> AsyncIterator[None]:
     lock = _sitting.setdefault(user_id, asyncio.Lock())
     try:
         async with lock:
-            yield
+            if ctx.cluster is None:
+                yield
+            else:
+                async with sit_lease(ctx.engine, user_id):
+                    yield
     finally:
         if not lock.locked() and _sitting.get(user_id) is lock:
             del _sitting[user_id]

@@ -1,0 +1,120 @@
+"""The per-user caps the workers count together (`accounts.shared_caps`), on two engines standing for two
+workers: of sockets admitted at once exactly the cap pass, a closed one frees its place, a worker no slot
+names is not counted; and a user's sit lease is held by one sit at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, insert, select, update
+
+from app.db.engine import make_engine
+from app.db.migrate import upgrade
+from app.db.models import UserSockets, WorkerSlot
+from app.server.accounts.shared_caps import SharedSockets, sit_lease
+from tests.server.conftest import database_for
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    url = database_for(request, tmp_path)
+    upgrade(url)
+    yield url
+
+
+async def _settled(workers: list[SharedSockets]) -> None:
+    """Every background decrement stored."""
+    for worker in workers:
+        while worker._background:
+            await asyncio.gather(*worker._background)
+
+
+def test_two_workers_admit_at_most_the_cap_of_a_users_sockets(database: str) -> None:
+    async def scenario() -> None:
+        engines = [make_engine(database), make_engine(database)]
+        try:
+            async with engines[0].begin() as conn:
+                for slot, boot in enumerate(("boot-a", "boot-b")):
+                    address = f"127.0.0.1:{9000 + slot}"
+                    await conn.execute(
+                        insert(WorkerSlot).values(
+                            slot=slot, boot=boot, address=address, started_at=time.time()
+                        )
+                    )
+            workers = [SharedSockets(engines[0], "boot-a", 3), SharedSockets(engines[1], "boot-b", 3)]
+            admitted = await asyncio.gather(*(workers[i % 2].admit(7) for i in range(12)))
+            await _settled(workers)
+            assert sum(admitted) == 3, admitted  # the user's admissions take turns: exactly the cap
+            assert not await workers[0].admit(7) and not await workers[1].admit(7)
+            assert await workers[0].admit(8)  # another user has his own
+            await _settled(workers)
+            held = workers[0] if await _count(workers[0], 7) else workers[1]
+            held.release(7)
+            await _settled(workers)
+            other = workers[1 - workers.index(held)]
+            assert await other.admit(7)  # the place a socket closed at one worker left, at the other
+            # A worker no slot names any more (crashed, replaced) is not counted, and its rows go.
+            assert all([await workers[1].admit(9) for _ in range(3)]) and not await workers[0].admit(9)
+            async with engines[0].begin() as conn:
+                await conn.execute(update(WorkerSlot).where(WorkerSlot.slot == 1).values(boot="boot-c"))
+            assert await workers[0].admit(9)
+            await _settled(workers)
+            assert await _count(workers[1], 9) == 3
+            await workers[0].forget_gone()
+            assert await _count(workers[1], 9) == 0 and await _count(workers[0], 9) == 1
+        finally:
+            for engine in engines:
+                await engine.dispose()
+
+    asyncio.run(scenario())
+
+
+async def _count(worker: SharedSockets, user_id: int) -> int:
+    async with worker.engine.connect() as conn:
+        value = await conn.scalar(
+            select(func.coalesce(func.sum(UserSockets.sockets), 0)).where(
+                UserSockets.user_id == user_id, UserSockets.boot == worker.boot
+            )
+        )
+    return int(value or 0)
+
+
+def test_a_users_sit_lease_is_held_by_one_sit_at_a_time(database: str) -> None:
+    """Two workers' sits of one user: the second waits until the first gives the lease back; another
+    user's sit does not wait."""
+
+    async def scenario() -> None:
+        engines = [make_engine(database), make_engine(database)]
+        order: list[str] = []
+        first_in = asyncio.Event()
+        let_go = asyncio.Event()
+
+        async def first() -> None:
+            async with sit_lease(engines[0], 5):
+                order.append("first in")
+                first_in.set()
+                await let_go.wait()
+                order.append("first out")
+
+        async def second() -> None:
+            await first_in.wait()
+            async with sit_lease(engines[1], 5):
+                order.append("second in")
+
+        try:
+            racing = asyncio.gather(first(), second())
+            await first_in.wait()
+            async with sit_lease(engines[1], 6):  # another user: not held up
+                order.append("other")
+            let_go.set()
+            await racing
+            assert order == ["first in", "other", "first out", "second in"]
+        finally:
+            for engine in engines:
+                await engine.dispose()
+
+    asyncio.run(scenario())
