@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from app.engine.scoring import ScoreSheet
 from app.engine.scoring.catalogue import catalogue_json
 from app.engine.scoring.violations import (
     BY_KEY,
@@ -14,7 +15,9 @@ from app.engine.scoring.violations import (
     Role,
     SanctionError,
     apply_sanction,
+    revoke_sanction,
 )
+from app.table.fourth import join_sheet
 from tests.scoring.helpers import WHIST, allpass, game, misere, sheet_after
 
 
@@ -135,3 +138,31 @@ def test_procedural_penalties_write_nothing_and_are_refused() -> None:
         apply_sanction(sheet, "exposed-card-in-deal", Role.DEALER, 2, allow_offline=True)
     with pytest.raises(SanctionError, match="role"):
         apply_sanction(sheet, "signals", Role.DECLARER, 0, deal=0)
+
+
+def test_a_sanction_written_at_three_is_revoked_on_the_seat_its_player_holds_after_a_fourth_joined() -> None:
+    """§11 with §7.7: 2 points on seat 2's mountain at three; a fourth joins left of dealer 0, so that player
+    sits at 3 (the newcomer writes the mountains' average, rounded up: 1). Revoking the stored line takes
+    the 2 points off seat 3, not off the player now at seat 2."""
+    sheet = sheet_after(game(2, 0, "6s", [(1, WHIST), (2, WHIST)], {0: 6, 1: 2, 2: 2}))
+    sanctioned = apply_sanction(
+        sheet, "dealer-looked-at-talon", Role.DEALER, 2, judge="j", note="seen", allow_offline=True
+    )
+    stored = sanctioned.history[-1]
+    four = join_sheet(sanctioned, 0, "newcomer")
+    assert four.mountains == (0, 1, 0, 2)
+    revoked = revoke_sanction(four, stored, judge="j", reason="mistaken")
+    assert revoked.mountains == (0, 1, 0, 0)
+
+
+def test_a_revocation_that_cannot_tell_the_numbering_apart_is_refused() -> None:
+    """The same sanction written before and after the join: the stored line cannot say which seat it meant."""
+    sheet = sheet_after(game(2, 0, "6s", [(1, WHIST), (2, WHIST)], {0: 6, 1: 2, 2: 2}))
+
+    def sanction(s: ScoreSheet) -> ScoreSheet:
+        return apply_sanction(s, "dealer-looked-at-talon", Role.DEALER, 2, judge="j", allow_offline=True)
+
+    before = sanction(sheet)
+    after = sanction(join_sheet(before, 0, "newcomer"))
+    with pytest.raises(SanctionError, match="fourth joined"):
+        revoke_sanction(after, before.history[-1], judge="j", reason="which one?")

@@ -80,8 +80,29 @@ def revoke_sanction(sheet: ScoreSheet, line: HistoryLine, *, judge: str, reason:
     columns are as if it had not been written and the record keeps both."""
     if line.kind != "sanction":
         raise SanctionError("sanction", "only a sanction's sheet line can be revoked")
+    line = _as_the_sheet_holds_it(sheet, line)
     undo = tuple(replace(w, amount=-w.amount, reason=f"revoked: {w.reason}") for w in line.writes)
     return sheet.write(HistoryLine("sanction", f"revoked by {judge}: {line.summary}; {reason}", undo))
+
+
+def _as_the_sheet_holds_it(sheet: ScoreSheet, line: HistoryLine) -> HistoryLine:
+    """``line`` (as stored when written) in the seat numbers the sheet uses now: a fourth who joined
+    (RULES §7.7) renumbered the writes of every line before his, so a sanction written at three is undone
+    on the seats its players hold at four. Its summary names it; a summary found both before and after the
+    join cannot say which numbering it was written in, and is refused rather than undone on a guess."""
+    history = sheet.history
+    joins = [i for i, h in enumerate(history) if h.kind == "join"]
+    if not joins:
+        return line
+    same = [i for i, h in enumerate(history) if h.kind == "sanction" and h.summary == line.summary]
+    before = [i for i in same if i < joins[-1]]
+    if not before:
+        return line
+    if len(before) < len(same):
+        raise SanctionError(
+            "sanction", "a sanction like it was written after a fourth joined: write a new one instead"
+        )
+    return history[before[-1]]
 
 
 def _effect_writes(
