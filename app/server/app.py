@@ -75,6 +75,11 @@ def tune_collector(thresholds: str) -> None:
     gc.set_threshold(gen0, gen1, gen2)
 
 
+# Asking to join a table as its fourth (§7.7): three askings, then one every two minutes, per user and table.
+JOIN_ASKS_PER_MINUTE = 0.5
+JOIN_ASKS_BURST = 3
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     # A tournament table's deals are analysed and broadcast only after its round (RULES.md §12).
@@ -112,6 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             tickets=TicketBook(settings.ticket_ttl),
             writer=writer,
         )
+        ctx.join_asks = limiter("join-ask", JOIN_ASKS_PER_MINUTE, JOIN_ASKS_BURST)
         ctx.analysis = AnalysisPool(settings.analysis_workers, settings.analysis_backlog)
         app.state.ctx = ctx
         watch_storage(ctx)  # every table freezes while the database is away (RULES §8.6)

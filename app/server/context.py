@@ -55,6 +55,9 @@ class ServerContext:
     signed_tickets: SignedTickets | None = None
     # ... and a user's sockets are counted for the cap at every worker (`accounts.shared_caps`).
     shared_sockets: SharedSockets | None = None
+    # A user's askings to join a table as its fourth (§7.7), per table: each one takes the table's one
+    # proposal and is shown to its players, so a stranger may not keep asking (set at start).
+    join_asks: Limiter | None = None
     # The solver's analyses of finished deals (issue 21 §2): worker processes, started on first use.
     analysis: AnalysisPool | None = None
     # The table chat's message buckets (per user, per table), made on first use (`accounts.chat`).

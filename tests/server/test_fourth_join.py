@@ -194,6 +194,16 @@ async def test_asking_is_refused_typed_where_the_conventions_say_no(server: Serv
         assert refused.value.status == 403 and refused.value.body["error"] == "no_fourth"
         after = await _snapshot(table.players[0], table.id)
         assert after["v"] == before["v"] and after["life"] is None
+        for _ in range(2):  # asking again and again: three askings, then a pause (each holds the proposal)
+            with pytest.raises(ApiError) as refused:
+                await eve.call("POST", f"/api/tables/{table.id}/join")
+            assert refused.value.body["error"] == "no_fourth"
+        # Straight over HTTP: the bots' client would wait out the Retry-After and ask again.
+        response = await eve.http.post(
+            f"/api/tables/{table.id}/join", headers={"Authorization": f"Bearer {eve.token}"}
+        )
+        assert response.status_code == 429 and response.json()["error"] == "rate_limited"
+        assert int(response.headers["retry-after"]) > 60
     finally:
         await eve.close()
         await table.close()

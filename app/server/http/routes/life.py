@@ -23,6 +23,7 @@ from app.engine.conventions import Conventions
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit_row
 from app.server.accounts.privacy import require_sit, table_room
+from app.server.accounts.ratelimit import retry_after
 from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, Id
@@ -155,7 +156,16 @@ async def withdraw_proposal(table_id: Id, user: Caller, ctx: ContextDep) -> dict
 async def ask_to_join(table_id: Id, user: Caller, ctx: ContextDep) -> dict[str, Any]:
     """RULES §7.7: a user not seated asks to join the three as a fourth (convention `fourth_may_join`);
     each seated player accepts or declines as for a proposal, and he sits from the next deal. He must be
-    one the room would seat (a private room's invited players, a rating within its limits)."""
+    one the room would seat (a private room's invited players, a rating within its limits). Askings are
+    limited per user and table (each one holds the table's one proposal): 429 ``rate_limited``."""
+    if ctx.join_asks is not None:
+        wait = await ctx.join_asks.take(f"{user.id}:{table_id}")
+        if wait > 0:
+            raise ApiError(
+                ErrorCode.RATE_LIMITED,
+                "you have asked to join this table too often; try again later",
+                headers={"Retry-After": retry_after(wait)},
+            )
     async with ctx.sessions() as session:
         row = await session.get(GameTable, table_id)
         room = await table_room(session, table_id)
