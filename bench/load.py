@@ -314,7 +314,9 @@ class Load:
     async def connect(self, sock: Sock, user: int | None) -> None:
         url = f"{self.base}/ws/tables/{sock.table.id}?seat={sock.seat}"
         headers = {} if user is None else {"Authorization": f"Bearer {token(user)}"}
-        for attempt in range(5):
+        busy = 0
+        attempt = 0
+        while True:
             try:
                 sock.ws = await websockets.connect(
                     url, max_size=2**22, open_timeout=60, ping_interval=None, additional_headers=headers
@@ -330,10 +332,19 @@ class Load:
                         raise ConnectionRefusedError("moved")
                 break
             except Exception as exc:
+                response = getattr(exc, "response", None)
+                if getattr(response, "status_code", None) == 503 and busy < 120:
+                    # The server's admission sheds handshakes beyond its pool (503 `busy`, Retry-After):
+                    # come back then, as a client should; it is no failure of the connection.
+                    busy += 1
+                    retry_after = float(response.headers.get("Retry-After", "1"))  # type: ignore[union-attr]
+                    await asyncio.sleep(retry_after * (0.5 + random.random()))
+                    continue
                 if attempt == 4:
                     raise
                 if not (isinstance(exc, ConnectionRefusedError) and str(exc) == "moved"):
                     await asyncio.sleep(0.5 + attempt)
+                attempt += 1
         self.tasks.append(asyncio.create_task(self.read(sock)))
 
     def act(self, sock: Sock) -> None:
