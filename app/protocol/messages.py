@@ -154,6 +154,11 @@ class AckMessage(_Message):
     duplicate: bool = False
 
 
+def ack_text(seq: int, v: int) -> str:
+    """``AckMessage(seq=seq, v=v).model_dump_json()`` without building a model: one per accepted action."""
+    return f'{{"type":"ack","seq":{int(seq)},"v":{int(v)},"duplicate":false}}'
+
+
 class ErrorMessage(_Message):
     type: Literal["error"] = "error"
     # Typed, so that no code is sent that `ErrorCode` does not name; a plain string in the schema, whose
