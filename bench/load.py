@@ -314,7 +314,8 @@ class Load:
     async def connect(self, sock: Sock, user: int | None) -> None:
         url = f"{self.base}/ws/tables/{sock.table.id}?seat={sock.seat}"
         headers = {} if user is None else {"Authorization": f"Bearer {token(user)}"}
-        busy = attempt = 0
+        busy = 0
+        attempt = 0
         while True:
             try:
                 sock.ws = await websockets.connect(
@@ -331,11 +332,13 @@ class Load:
                         raise ConnectionRefusedError("moved")
                 break
             except Exception as exc:
-                # The server sheds a surge of handshakes with 503 (its admission): not a failure, wait.
-                shed = isinstance(exc, websockets.InvalidStatus) and exc.response.status_code == 503
-                if shed and busy < 60:
+                response = getattr(exc, "response", None)
+                if getattr(response, "status_code", None) == 503 and busy < 120:
+                    # The server's admission sheds handshakes beyond its pool (503 `busy`, Retry-After):
+                    # come back then, as a client should; it is no failure of the connection.
                     busy += 1
-                    await asyncio.sleep(0.5 + random.random())
+                    retry_after = float(response.headers.get("Retry-After", "1"))  # type: ignore[union-attr]
+                    await asyncio.sleep(retry_after * (0.5 + random.random()))
                     continue
                 if attempt == 4:
                     raise

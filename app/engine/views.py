@@ -50,20 +50,26 @@ def _trick(trick: tuple[tuple[int, Any], ...]) -> list[list[Any]]:
 def view(state: TableState, viewer: int | None, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The viewer's picture of the table. ``legal``: the viewer's legal actions as JSON when the caller has
     already listed them (the server sends them beside the view), so they are not listed twice."""
+    return viewer_view(state, public_view(state), viewer, legal)
+
+
+def public_view(state: TableState) -> dict[str, Any]:
+    """What every viewer's picture of the table has in common (§12: no hand, no discard, nothing of one
+    seat's): built once per table version and completed for each viewer by `viewer_view`. Its ``viewer``,
+    ``hands`` and ``discard`` are placeholders, left None."""
+    to_act = current_actor(state)
     out: dict[str, Any] = {
         "seats": state.seats,
         "dealer": state.dealer,
         "deal_number": state.deal_number,
         "phase": state.phase.value,
         "allpass_series": state.allpass_series,
-        "to_act": current_actor(state),
-        "viewer": viewer,
+        "to_act": to_act,
+        "viewer": None,
     }
     deal = state.deal
     if deal is None:
         return out
-    over = state.phase is Phase.DEAL_OVER
-    shown = visible_hands(state, deal, viewer)
     out["deal"] = {
         "first_hand": deal.first_hand,
         "active": list(deal.active),
@@ -74,8 +80,8 @@ def view(state: TableState, viewer: int | None, legal: list[dict[str, Any]] | No
         "contract": None if deal.contract is None else deal.contract.text,
         "talon": _talon_visible(deal),
         "hand_sizes": {str(s): len(deal.hands[s]) for s in deal.active},
-        "hands": {str(s): cards for s, cards in shown.items()},
-        "discard": card_texts(deal.discard) if viewer is not None and viewer == deal.declarer else None,
+        "hands": None,
+        "discard": None,
         "invitation": deal.inviter,
         "misere_for_two": deal.misere_partner_of is not None,
         "calls": [[seat, call.value] for seat, call in deal.calls],
@@ -92,13 +98,30 @@ def view(state: TableState, viewer: int | None, legal: list[dict[str, Any]] | No
         "timed_out": sorted(deal.timed_out),
         "claim": claim_record(deal),
     }
-    if over:
+    if state.phase is Phase.DEAL_OVER:
         assert state.last_result is not None
         out["result"] = state.last_result.to_json()
         out["record"] = deal_record(deal)
     if state.phase is Phase.INTERRUPTED:
         out["interrupt_reason"] = state.interrupt_reason
-    if viewer is not None and viewer == current_actor(state):
+    return out
+
+
+def viewer_view(
+    state: TableState, public: dict[str, Any], viewer: int | None, legal: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """``public`` (`public_view` of the same state) completed for ``viewer``: the hands he may see, his
+    discard, his legal actions. ``public`` is not changed: its parts are shared by every viewer's."""
+    out = dict(public)
+    out["viewer"] = viewer
+    deal = state.deal
+    if deal is None:
+        return out
+    shared = public["deal"]
+    mine = out["deal"] = dict(shared)
+    mine["hands"] = {str(s): cards for s, cards in visible_hands(state, deal, viewer).items()}
+    mine["discard"] = card_texts(deal.discard) if viewer is not None and viewer == deal.declarer else None
+    if viewer is not None and viewer == public["to_act"]:
         if state.phase is Phase.DISCARD:
             out["legal"] = [{"type": "discard", "seat": viewer, "choose": 2}]
         else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Final, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
 from app.protocol.codes import WEBSOCKET_CODES, ErrorCode
@@ -87,6 +88,23 @@ def parse_client_message(text: str) -> ActionMessage | ResyncMessage | PingMessa
         raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"{where}: {first['msg']}") from None
 
 
+def action_frame(text: str) -> tuple[int, dict[str, Any]] | None:
+    """The ``(seq, action)`` of a well-formed ``action`` frame, parsed without a model (the one frame a
+    player sends per move); None for any other frame, or one with any doubt about it — that one goes
+    through `parse_client_message`, which accepts and refuses exactly as before. orjson parses only what
+    ``json`` parses the same way (it refuses NaN, 2**64 and lone surrogates, which ``json`` takes)."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if type(data) is not dict or len(data) != 3 or data.get("type") != "action":
+        return None
+    seq, action = data.get("seq"), data.get("action")
+    if type(seq) is not int or not 1 <= seq <= MAX_SEQ or type(action) is not dict:
+        return None
+    return seq, action
+
+
 # ---- server → client ---------------------------------------------------------------------------------
 
 
@@ -152,6 +170,11 @@ class AckMessage(_Message):
     seq: int
     v: int
     duplicate: bool = False
+
+
+def ack_text(seq: int, v: int) -> str:
+    """``AckMessage(seq=seq, v=v).model_dump_json()`` without building a model: one per accepted action."""
+    return f'{{"type":"ack","seq":{int(seq)},"v":{int(v)},"duplicate":false}}'
 
 
 class ErrorMessage(_Message):

@@ -43,6 +43,7 @@ ACTIONS = Counter(
     ["outcome", "code"],
     registry=REGISTRY,
 )
+_ACCEPTED = ACTIONS.labels("accepted", "")
 COMMIT_SECONDS = Histogram(
     "preferans_commit_seconds",
     "Time to store one table step (a commit before the step is acknowledged or published)",
@@ -88,9 +89,14 @@ def frame_sent(message: BaseModel | object) -> None:
     """Count a reply to a player's action: an acknowledgement, or a refusal with its code."""
     if isinstance(message, AckMessage):
         if not message.duplicate:
-            ACTIONS.labels("accepted", "").inc()
+            _ACCEPTED.inc()
     elif isinstance(message, ErrorMessage) and message.seq is not None:
         ACTIONS.labels("refused", message.code).inc()
+
+
+def action_accepted() -> None:
+    """An action acknowledged with a text built without a model (`app.protocol.messages.ack_text`)."""
+    _ACCEPTED.inc()
 
 
 @contextmanager

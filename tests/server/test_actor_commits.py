@@ -11,6 +11,7 @@ from typing import Any
 from app.engine.conventions import Conventions
 from app.engine.scoring import ScoreSheet
 from app.engine.scoring.violations import Role, apply_sanction
+from app.protocol.messages import AckMessage
 from app.server.storage import StepWrite
 from app.server.tables.actor import TableActor
 from app.server.tables.commands import Act, Judge, Life, Sit
@@ -72,7 +73,7 @@ async def test_an_action_counts_when_received_not_when_its_wait_in_the_queue_end
         actor.submit(Act(conn, 1, {"type": "pass"}))  # type: ignore[arg-type]
         now[0] = started + 5_000  # the table was busy: 4.6 s more in its queue
         await _acked(conn)
-        assert type(conn.sent[0]).__name__ == "AckMessage", conn.sent
+        assert AckMessage.model_validate_json(conn.sent[0]) == AckMessage(seq=1, v=actor.version), conn.sent
         game = actor.game
         assert game is not None
         assert game.clock.seats[1].deal_ms == game.clock.settings.deal_ms - 400  # not 5 000

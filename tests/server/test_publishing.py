@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from dataclasses import replace
@@ -11,8 +12,19 @@ from app.engine import conventions_from, shuffle_action
 from app.engine.scoring import ScoreSheet
 from app.engine.views import view
 from app.protocol.messages import SeatInfo, SnapshotMessage, UpdateMessage
-from app.server.connections.publishing import ViewCache, outcome_message, send_snapshot, update_text
+from app.server.connections.publishing import ViewCache, outcome_message, publish_update, send_snapshot
 from app.table import ServerMoves, start_game
+
+
+class _Collecting:
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.resync_pending = True
+        self.closed = asyncio.Event()
+        self.frames: list[str] = []
+
+    def send(self, text: str) -> None:
+        self.frames.append(text)
 
 
 def test_the_encoded_update_is_the_protocol_message_for_each_viewer() -> None:
@@ -21,11 +33,13 @@ def test_the_encoded_update_is_the_protocol_message_for_each_viewer() -> None:
                          moves=ServerMoves(lambda: shuffle_action(rng)))  # fmt: skip
     game = started.game
     clock = game.clock.snapshot(10)
+    conns = [_Collecting(seat) for seat in (0, 1, 2, None, 1)]
+    publish_update(conns, table_id=7, version=3, status=game.status.value, game=game,  # type: ignore[arg-type]
+                   events=started.events, sheet_changed=True, now_ms=10, actions=1)  # fmt: skip
     texts = set()
-    for seat in (0, 1, 2, None):
-        text = update_text(table_id=7, version=3, status=game.status.value, game=game,
-                           events=list(started.events), seat=seat, clock=clock,
-                           sheet=game.sheet.to_json(), outcome=None, actions=1)  # fmt: skip
+    for conn in conns:
+        seat = conn.seat
+        (text,) = conn.frames
         message = UpdateMessage.model_validate_json(text)
         expected = UpdateMessage(
             table=7, v=3, status=game.status.value,
@@ -39,16 +53,7 @@ def test_the_encoded_update_is_the_protocol_message_for_each_viewer() -> None:
         assert json.loads(text) == json.loads(expected.model_dump_json())
         texts.add(text)
     assert len(texts) == 4  # each seat's view shows its own hand; the spectator's none
-
-
-class _Collecting:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.resync_pending = True
-        self.frames: list[str] = []
-
-    def send(self, text: str) -> None:
-        self.frames.append(text)
+    assert conns[1].frames[0] is conns[4].frames[0]  # one text for the connections of one viewer
 
 
 def test_a_snapshot_is_the_protocol_message_built_from_parts_encoded_once_per_version() -> None:

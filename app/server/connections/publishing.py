@@ -3,7 +3,9 @@
 Every connection gets every version (an update may carry no event for a viewer who may see none of that
 step's events), so a gap always means a lost frame. The update for one kind of viewer (each seat — the
 4-seat dealer is a seat — and the spectators) is built and encoded once (orjson), and the same text goes
-to every connection of that kind.
+to every connection of that kind. What every viewer's update has in common — the public part of the view
+(`public_view`: no hand, no discard), the clocks, the sheet, the outcome — is built once per version and
+only the viewer's own part (his events, hands, legal actions) per viewer kind.
 
 A snapshot (every new connection, every resync) is the dearest frame: its parts that only change with
 the table's version — each viewer kind's view and legal actions, and the score sheet with its whole
@@ -21,7 +23,7 @@ import orjson
 
 from app.engine.events import Event
 from app.engine.scoring import ScoreSheet
-from app.engine.views import view
+from app.engine.views import public_view, viewer_view
 from app.protocol.messages import ClockMessage, GameOutcome, PresenceMessage, SeatInfo
 from app.server.connections.connection import Connection
 from app.table import Game
@@ -33,10 +35,18 @@ def outcome_message(game: Game | None) -> GameOutcome | None:
     return GameOutcome(reason=game.outcome.termination.value, settlement=game.outcome.settlement_json())
 
 
-def _view(game: Game | None, seat: int | None, legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _view(
+    game: Game | None, public: dict[str, Any] | None, seat: int | None, legal: list[dict[str, Any]]
+) -> dict[str, Any] | None:
     # `legal`: what the table lets this seat do now (nothing once the game is over or its time ran out);
-    # the view lists the same.
-    return None if game is None else view(game.state, seat, legal)
+    # the view lists the same. `public`: the game's `public_view`, shared by every viewer's.
+    if game is None or public is None:
+        return None
+    return viewer_view(game.state, public, seat, legal)
+
+
+def _public(game: Game | None) -> dict[str, Any] | None:
+    return None if game is None else public_view(game.state)
 
 
 def _clock(game: Game | None, now_ms: int) -> dict[str, Any] | None:
@@ -62,6 +72,7 @@ class ViewCache:
 
     version: int = -1
     parts: dict[int | None, tuple[orjson.Fragment, orjson.Fragment]] = field(default_factory=dict)
+    public: dict[str, Any] | None = None  # the version's `public_view`, built for its first snapshot
     sheet: ScoreSheet | None = None
     sheet_json: orjson.Fragment | None = None
 
@@ -71,11 +82,12 @@ class ViewCache:
         if version != self.version:
             self.version = version
             self.parts.clear()
+            self.public = _public(game)
         parts = self.parts.get(seat)
         if parts is None:
             legal = _legal(game, seat)
             parts = self.parts[seat] = (
-                _fragment(_view(game, seat, legal)),
+                _fragment(_view(game, self.public, seat, legal)),
                 _fragment(legal),
             )
         return parts
@@ -89,40 +101,46 @@ class ViewCache:
         return self.sheet_json
 
 
-def update_text(
-    *,
-    table_id: int,
-    version: int,
-    status: str,
-    game: Game | None,
-    events: list[Event],
-    seat: int | None,
-    clock: dict[str, Any] | None,
-    sheet: dict[str, Any] | orjson.Fragment | None,
-    outcome: dict[str, Any] | None,
-    actions: int,
-) -> str:
+@dataclass(slots=True)
+class _Shared:
+    """One version's parts common to every viewer's update."""
+
+    table_id: int
+    version: int
+    status: str
+    game: Game | None
+    events: list[Event]
+    public: dict[str, Any] | None
+    clock: orjson.Fragment
+    sheet: dict[str, Any] | orjson.Fragment | None
+    outcome: orjson.Fragment
+    actions: int
+    life: orjson.Fragment
+
+
+def update_text(shared: _Shared, seat: int | None) -> str:
     """The `UpdateMessage` for viewer ``seat`` (None: a spectator), encoded: the same JSON as
     ``UpdateMessage(...).model_dump_json()``, built without a model per frame."""
     visible = [
         {"kind": e.kind, "data": e.data}
-        for e in events
+        for e in shared.events
         if e.visible_to is None or (seat is not None and seat in e.visible_to)
     ]
+    game = shared.game
     legal = _legal(game, seat)
     message = {
         "type": "update",
-        "table": table_id,
-        "v": version,
-        "status": status,
+        "table": shared.table_id,
+        "v": shared.version,
+        "status": shared.status,
         "events": visible,
-        "view": _view(game, seat, legal),
-        "clock": clock,
+        "view": _view(game, shared.public, seat, legal),
+        "clock": shared.clock,
         "legal": legal,
-        "sheet": sheet,
-        "outcome": outcome,
-        "actions": actions,
-        "life": None if game is None else game.life_json(),
+        "sheet": shared.sheet,
+        "outcome": shared.outcome,
+        "actions": shared.actions,
+        "life": shared.life,
     }
     return _encode(message)
 
@@ -144,13 +162,27 @@ def publish_update(
 
     The score sheet (which grows with every deal) goes out only when it changed or the game is over.
     """
-    events = list(events)
     sheet: dict[str, Any] | orjson.Fragment | None = None
     if game is not None and (sheet_changed or game.is_over):
         sheet = game.sheet.to_json() if cache is None else cache.sheet_of(game)
-    clock = _clock(game, now_ms)
     outcome = outcome_message(game)
-    outcome_json = None if outcome is None else outcome.model_dump(mode="json")
+    shared = _Shared(
+        table_id=table_id,
+        version=version,
+        status=status,
+        game=game,
+        events=list(events),
+        public=_public(game),
+        clock=_fragment(_clock(game, now_ms)),
+        sheet=sheet,
+        outcome=_fragment(None if outcome is None else outcome.model_dump(mode="json")),
+        actions=actions,
+        life=_fragment(None if game is None else game.life_json()),
+    )
+    if cache is not None and cache.version != version:  # the version's first snapshot builds on it too
+        cache.version = version
+        cache.parts.clear()
+        cache.public = shared.public
     built: dict[int | None, str] = {}
     for conn in list(connections):
         if conn.closed.is_set():
@@ -158,18 +190,7 @@ def publish_update(
         seat = conn.seat
         text = built.get(seat)
         if text is None:
-            text = built[seat] = update_text(
-                table_id=table_id,
-                version=version,
-                status=status,
-                game=game,
-                events=events,
-                seat=seat,
-                clock=clock,
-                sheet=sheet,
-                outcome=outcome_json,
-                actions=actions,
-            )
+            text = built[seat] = update_text(shared, seat)
         conn.send(text)
 
 

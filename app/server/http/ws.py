@@ -20,6 +20,7 @@ from app.protocol.messages import (
     PongMessage,
     ProtocolError,
     ResyncMessage,
+    action_frame,
     parse_client_message,
 )
 from app.server.accounts.privacy import PRIVATE_ROOM, may_watch_table
@@ -226,6 +227,10 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
                         code=ErrorCode.FRAME_TOO_LARGE, message=f"frames are limited to {limit} bytes"
                     )
                 )
+                continue
+            fast = action_frame(text)
+            if fast is not None:  # a move: no model per frame
+                actor.submit(Act(conn, fast[0], fast[1]))
                 continue
             try:
                 message = parse_client_message(text)

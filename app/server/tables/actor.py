@@ -40,7 +40,7 @@ from app.engine.conventions import Conventions
 from app.engine.events import Event
 from app.engine.scoring import ScoringError
 from app.protocol.codes import ErrorCode
-from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo
+from app.protocol.messages import AckMessage, ErrorMessage, SeatInfo, ack_text
 from app.server import metrics
 from app.server.connections.connection import Connection
 from app.server.connections.publishing import (
@@ -580,7 +580,8 @@ class TableActor:
         else:
             if result.joined is None:
                 self.seating = self.seating.applied(seat, seq, action.to_json())
-            conn.send(AckMessage(seq=seq, v=self.version))
+            conn.send(ack_text(seq, self.version))
+            metrics.action_accepted()
 
     async def _on_award(self, award: Award) -> None:
         if self.game is None:
