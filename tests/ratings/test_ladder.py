@@ -39,6 +39,25 @@ async def _game(
     return table
 
 
+async def _four_players_and_a_room(session: AsyncSession) -> tuple[int, int, int, int, int]:
+    """Players a, b, c, d and a room of an operator's: their ids and the room's."""
+    now = time.time()
+    users = []
+    for name in ("a", "b", "c", "d"):
+        user = User(name=name, name_key=name, password_hash="x", role="player", created_at=now)
+        session.add(user)
+        await session.flush()
+        users.append(user.id)
+    op = User(name="op", name_key="op", password_hash="x", role="operator", created_at=now)
+    session.add(op)
+    await session.flush()
+    room = Room(name="r", operator_id=op.id, preset="p", overrides={}, conventions={}, created_at=now)
+    session.add(room)
+    await session.flush()
+    a, b, c, d = users
+    return a, b, c, d, room.id
+
+
 async def _ladders(session: AsyncSession) -> tuple[list[Any], list[Any], list[Any]]:
     ratings = (
         await session.execute(select(PlayerRating).order_by(PlayerRating.ladder, PlayerRating.user_id))
@@ -65,25 +84,12 @@ async def test_a_provisional_game_waits_for_its_award_and_then_the_ladders_equal
     sessions: async_sessionmaker[AsyncSession] = make_sessionmaker(engine)
     try:
         async with sessions() as session:
-            now = time.time()
-            users = []
-            for name in ("a", "b", "c", "d"):
-                user = User(name=name, name_key=name, password_hash="x", role="player", created_at=now)
-                session.add(user)
-                await session.flush()
-                users.append(user.id)
-            op = User(name="op", name_key="op", password_hash="x", role="operator", created_at=now)
-            session.add(op)
-            await session.flush()
-            room = Room(name="r", operator_id=op.id, preset="p", overrides={}, conventions={}, created_at=now)
-            session.add(room)
-            await session.flush()
-            a, b, c, d = users
+            a, b, c, d, room_id = await _four_players_and_a_room(session)
             # Game 1 finished first but awaits an award; game 2 (a, b, d) is settled.
             first = await _game(
-                session, room.id, [a, b, c], [30, 0, -30], at=10.0, status="awaiting_adjudication"
+                session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="awaiting_adjudication"
             )
-            await _game(session, room.id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
+            await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
             await session.commit()
 
             assert await rate_settled(session) == 1
@@ -127,24 +133,11 @@ async def test_a_pass_writes_nothing_before_its_commit_and_equals_a_rebuild(tmp_
 
     try:
         async with sessions() as session:
-            now = time.time()
-            users = []
-            for name in ("a", "b", "c", "d"):
-                user = User(name=name, name_key=name, password_hash="x", role="player", created_at=now)
-                session.add(user)
-                await session.flush()
-                users.append(user.id)
-            op = User(name="op", name_key="op", password_hash="x", role="operator", created_at=now)
-            session.add(op)
-            await session.flush()
-            room = Room(name="r", operator_id=op.id, preset="p", overrides={}, conventions={}, created_at=now)
-            session.add(room)
-            await session.flush()
-            a, b, c, d = users
+            a, b, c, d, room_id = await _four_players_and_a_room(session)
             # Three games settled before the pass; a and b play all three, c and d first meet in them.
-            await _game(session, room.id, [a, b, c], [30, 0, -30], at=10.0, status="finished")
-            await _game(session, room.id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
-            await _game(session, room.id, [c, b, a], [5, 5, -10], at=30.0, status="finished")
+            await _game(session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="finished")
+            await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
+            await _game(session, room_id, [c, b, a], [5, 5, -10], at=30.0, status="finished")
             await session.commit()
 
             event.listen(engine.sync_engine, "before_cursor_execute", on_execute)

@@ -66,6 +66,24 @@ async def fresh_snapshot(api: Api, table_id: int) -> tuple[dict[str, Any], int]:
         await client.close()
 
 
+async def snapshot(api: Api, table_id: int) -> dict[str, Any]:
+    """The table's snapshot as ``api``'s user sees it now."""
+    return (await fresh_snapshot(api, table_id))[0]
+
+
+async def snapshot_until(api: Api, table_id: int, done: Any, timeout: float = 120) -> dict[str, Any]:
+    """Polls the table's snapshot until ``done(snapshot)`` (a condition, not a time: ``timeout`` only
+    bounds a test that would otherwise hang)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        snap = await snapshot(api, table_id)
+        if done(snap):
+            return snap
+        assert loop.time() < deadline, f"condition not met: {snap['status']} {snap.get('life')}"
+        await asyncio.sleep(0.3)
+
+
 async def watch_to_end(client: TableClient, timeout: float = 300.0) -> dict[str, Any]:
     final: dict[str, Any] = await play_table(client, None, idle_timeout=timeout)
     return final

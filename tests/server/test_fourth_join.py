@@ -16,24 +16,9 @@ import pytest
 from app.bots.client import Api, ApiError, TableClient, play_table, random_chooser
 from app.engine import replay_json
 from tests.server.conftest import ADMIN, ServerProcess, login, new_player
-from tests.server.helpers import Table, fresh_snapshot, open_table
+from tests.server.helpers import Table, open_table, snapshot, snapshot_until
 
 CONVENTIONS = {"pool_size": 20, "deal_time": 30, "reserve_time": 120, "fourth_may_join": True}
-
-
-async def _snapshot(api: Api, table_id: int) -> dict[str, Any]:
-    return (await fresh_snapshot(api, table_id))[0]
-
-
-async def _until(api: Api, table_id: int, done: Any, timeout: float = 120) -> dict[str, Any]:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        snap = await _snapshot(api, table_id)
-        if done(snap):
-            return snap
-        assert loop.time() < deadline, f"condition not met: {snap['status']} {snap.get('life')}"
-        await asyncio.sleep(0.3)
 
 
 async def _play_until(clients: list[TableClient], api: Api, table_id: int, done: Any) -> dict[str, Any]:
@@ -44,7 +29,7 @@ async def _play_until(clients: list[TableClient], api: Api, table_id: int, done:
         for c in clients
     ]
     try:
-        return await _until(api, table_id, done)
+        return await snapshot_until(api, table_id, done)
     finally:
         for client in clients:
             with contextlib.suppress(BaseException):
@@ -82,7 +67,7 @@ async def test_a_fourth_joins_three_across_two_restarts(server: ServerProcess) -
     await watching.connect()
     watcher = asyncio.create_task(play_table(watching, None, idle_timeout=120))
     try:
-        await _until(players[0], table.id, lambda s: s["status"] == "playing")
+        await snapshot_until(players[0], table.id, lambda s: s["status"] == "playing")
         with pytest.raises(ApiError) as seated:
             await players[1].call("POST", f"/api/tables/{table.id}/join")
         assert seated.value.status == 409 and seated.value.body["error"] == "already_seated"
@@ -92,14 +77,14 @@ async def test_a_fourth_joins_three_across_two_restarts(server: ServerProcess) -
         assert proposal["accepted"] == [] and proposal["by"] is None
         for api in players:
             await api.call("POST", f"/api/tables/{table.id}/proposals/answer", {"accept": True})
-        agreed = await _snapshot(players[0], table.id)
+        agreed = await snapshot(players[0], table.id)
         deal, dealer = agreed["view"]["deal_number"], agreed["view"]["dealer"]
         assert agreed["life"]["proposal"]["accepted"] == [0, 1, 2] and len(agreed["seats"]) == 3
 
         await _restart(server)  # kill -9 with the join agreed, not yet in effect
         with contextlib.suppress(BaseException):
             await watcher  # its socket closed with the server
-        assert (await _snapshot(players[0], table.id))["life"] == agreed["life"]
+        assert (await snapshot(players[0], table.id))["life"] == agreed["life"]
         await watching.connect()
         watcher = asyncio.create_task(play_table(watching, None, idle_timeout=120))
         clients = [api.table(table.id) for api in players]
@@ -123,7 +108,7 @@ async def test_a_fourth_joins_three_across_two_restarts(server: ServerProcess) -
         assert written.get("mountain", 0) == -(-sum(mountains) // 3)
 
         # §12: until he joined, dan was a spectator: no hand of a deal in progress was sent to him.
-        await _until(dan, table.id, lambda s: True)
+        await snapshot_until(dan, table.id, lambda s: True)
         watcher.cancel()
         with contextlib.suppress(BaseException):
             await watcher
@@ -135,13 +120,13 @@ async def test_a_fourth_joins_three_across_two_restarts(server: ServerProcess) -
             if view["phase"] != "deal_over":
                 assert hands == {}, f"a spectator was shown {hands}"
             assert not any(e["kind"] in ("hand", "shown_hand") for e in frame.get("events", []))
-        mine = await _snapshot(dan, table.id)
+        mine = await snapshot(dan, table.id)
         assert mine["seat"] == seat and mine["view"]["viewer"] == seat
 
         await _restart(server)  # kill -9 with the table at four seats: its log replays across the join
-        again = await _snapshot(dan, table.id)
+        again = await snapshot(dan, table.id)
         assert again["seat"] == seat and [s["user"] for s in again["seats"]] == [
-            s["user"] for s in (await _snapshot(players[0], table.id))["seats"]
+            s["user"] for s in (await snapshot(players[0], table.id))["seats"]
         ]
         assert again["view"]["seats"] == 4 and again["sheet"]["seats"] == 4
         assert again["sheet"]["history"][: at + 1] == history[: at + 1]
@@ -187,12 +172,12 @@ async def test_asking_is_refused_typed_where_the_conventions_say_no(server: Serv
     table = await open_table(server, 3, {"pool_size": 20})  # fourth_may_join off by default
     eve = await new_player(server, "eve")
     try:
-        await _until(table.players[0], table.id, lambda s: s["status"] == "playing")
-        before = await _snapshot(table.players[0], table.id)
+        await snapshot_until(table.players[0], table.id, lambda s: s["status"] == "playing")
+        before = await snapshot(table.players[0], table.id)
         with pytest.raises(ApiError) as refused:
             await eve.call("POST", f"/api/tables/{table.id}/join")
         assert refused.value.status == 403 and refused.value.body["error"] == "no_fourth"
-        after = await _snapshot(table.players[0], table.id)
+        after = await snapshot(table.players[0], table.id)
         assert after["v"] == before["v"] and after["life"] is None
         for _ in range(2):  # asking again and again: three askings, then a pause (each holds the proposal)
             with pytest.raises(ApiError) as refused:

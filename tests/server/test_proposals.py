@@ -12,25 +12,9 @@ from typing import Any
 
 import pytest
 
-from app.bots.client import Api, ApiError, play_table, random_chooser
+from app.bots.client import ApiError, play_table, random_chooser
 from tests.server.conftest import ADMIN, ServerProcess, login, new_player
-from tests.server.helpers import Table, fresh_snapshot, open_table
-
-
-async def _snapshot(api: Api, table_id: int) -> dict[str, Any]:
-    return (await fresh_snapshot(api, table_id))[0]
-
-
-async def _until(api: Api, table_id: int, done: Any, timeout: float = 120) -> dict[str, Any]:
-    """Polls the table's snapshot until ``done(snapshot)``."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        snap = await _snapshot(api, table_id)
-        if done(snap):
-            return snap
-        assert loop.time() < deadline, f"condition not met: {snap['status']} {snap.get('life')}"
-        await asyncio.sleep(0.3)
+from tests.server.helpers import Table, open_table, snapshot, snapshot_until
 
 
 async def _play_until(table: Table, done: Any, seed: int = 3) -> dict[str, Any]:
@@ -41,7 +25,7 @@ async def _play_until(table: Table, done: Any, seed: int = 3) -> dict[str, Any]:
         for c in table.clients
     ]
     try:
-        return await _until(table.players[0], table.id, done)
+        return await snapshot_until(table.players[0], table.id, done)
     finally:
         for client in table.clients:
             with contextlib.suppress(BaseException):
@@ -62,7 +46,7 @@ async def test_adjourned_survives_a_restart_with_every_clock_frozen_and_resumes_
     table = await open_table(server, 3, {"pool_size": 20, "deal_time": 30, "reserve_time": 120})
     players = table.players
     try:
-        await _until(players[0], table.id, lambda s: s["status"] == "playing")
+        await snapshot_until(players[0], table.id, lambda s: s["status"] == "playing")
         made = await players[0].call("POST", f"/api/tables/{table.id}/proposals", {"kind": "adjourn"})
         assert made["life"]["proposal"]["kind"] == "adjourn" and made["life"]["proposal"]["accepted"] == [0]
         with pytest.raises(ApiError) as open_already:
@@ -79,7 +63,7 @@ async def test_adjourned_survives_a_restart_with_every_clock_frozen_and_resumes_
         server.kill()
         await asyncio.sleep(1.5)
         server.start()
-        again = await _snapshot(players[0], table.id)
+        again = await snapshot(players[0], table.id)
         assert again["status"] == "adjourned" and again["v"] == adjourned["v"]
         assert again["clock"] == adjourned["clock"]  # nothing ran: not the downtime, not the restart
         assert (
@@ -87,14 +71,14 @@ async def test_adjourned_survives_a_restart_with_every_clock_frozen_and_resumes_
             and again["view"]["deal_number"] == adjourned["view"]["deal_number"]
         )
         await asyncio.sleep(1.0)
-        assert (await _snapshot(players[2], table.id))["clock"] == adjourned["clock"]
+        assert (await snapshot(players[2], table.id))["clock"] == adjourned["clock"]
 
         for api in players[:2]:
             answer = await api.call("POST", f"/api/tables/{table.id}/ready")
             assert answer["status"] == "adjourned"
         resumed = await players[2].call("POST", f"/api/tables/{table.id}/ready")
         assert resumed["status"] == "playing" and resumed["life"] is None
-        after = await _snapshot(players[0], table.id)
+        after = await snapshot(players[0], table.id)
         assert after["status"] == "playing" and not after["clock"]["frozen"]
         assert after["view"]["deal_number"] == adjourned["view"]["deal_number"] + 1
     finally:
@@ -108,7 +92,7 @@ async def test_a_substitution_agreed_before_a_restart_takes_the_seat_after_it(se
     dan_name = (await dan.call("GET", "/api/auth/me"))["name"]
     leaver = (await players[1].call("GET", "/api/auth/me"))["name"]
     try:
-        await _until(players[0], table.id, lambda s: s["status"] == "playing")
+        await snapshot_until(players[0], table.id, lambda s: s["status"] == "playing")
         path = f"/api/tables/{table.id}/proposals"
         with pytest.raises(ApiError) as seated:
             await players[1].call("POST", path, {"kind": "substitute", "substitute": leaver})
@@ -116,14 +100,14 @@ async def test_a_substitution_agreed_before_a_restart_takes_the_seat_after_it(se
         await players[1].call("POST", path, {"kind": "substitute", "substitute": dan_name})
         for api in (players[0], players[2], dan):
             await api.call("POST", f"{path}/answer", {"accept": True})
-        agreed = await _snapshot(players[0], table.id)
+        agreed = await snapshot(players[0], table.id)
         deal = agreed["view"]["deal_number"]
         assert agreed["life"]["proposal"]["substitute_accepted"]
 
         server.kill()
         await asyncio.sleep(1.0)
         server.start()
-        assert (await _snapshot(players[0], table.id))["life"] == agreed["life"]  # stored, agreed
+        assert (await snapshot(players[0], table.id))["life"] == agreed["life"]  # stored, agreed
         _reconnect(table)
         for client in table.clients:
             await client.connect()
@@ -135,8 +119,8 @@ async def test_a_substitution_agreed_before_a_restart_takes_the_seat_after_it(se
             h["summary"] == f"seat 1: {leaver} → {dan_name} after deal {deal}" for h in sheet["history"]
         )
         assert line is None or line["writes"] == []
-        dan_view = await _snapshot(dan, table.id)
-        assert dan_view["seat"] == 1 and (await _snapshot(players[1], table.id))["seat"] is None
+        dan_view = await snapshot(dan, table.id)
+        assert dan_view["seat"] == 1 and (await snapshot(players[1], table.id))["seat"] is None
 
         operator = table.operator
         settled = await operator.call(
