@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -82,6 +83,28 @@ async def snapshot_until(api: Api, table_id: int, done: Any, timeout: float = 12
             return snap
         assert loop.time() < deadline, f"condition not met: {snap['status']} {snap.get('life')}"
         await asyncio.sleep(0.3)
+
+
+async def play_until(
+    clients: list[TableClient], api: Api, table_id: int, done: Any, seed: int
+) -> dict[str, Any]:
+    """``clients`` play random legal actions (seeded) until the table's snapshot as ``api`` sees it satisfies
+    ``done``; then they close and stop."""
+    rng = random.Random(seed)
+    tasks = [
+        asyncio.create_task(play_table(c, random_chooser(random.Random(rng.random())), idle_timeout=120))
+        for c in clients
+    ]
+    try:
+        return await snapshot_until(api, table_id, done)
+    finally:
+        for client in clients:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(client.close(), 5)
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
 
 
 async def watch_to_end(client: TableClient, timeout: float = 300.0) -> dict[str, Any]:

@@ -8,36 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 from typing import Any
 
 import pytest
 
-from app.bots.client import Api, ApiError, TableClient, play_table, random_chooser
+from app.bots.client import Api, ApiError, TableClient, play_table
 from app.engine import replay_json
 from tests.server.conftest import ADMIN, ServerProcess, login, new_player
-from tests.server.helpers import Table, open_table, snapshot, snapshot_until
+from tests.server.helpers import Table, open_table, play_until, snapshot, snapshot_until
 
 CONVENTIONS = {"pool_size": 20, "deal_time": 30, "reserve_time": 120, "fourth_may_join": True}
 
 
 async def _play_until(clients: list[TableClient], api: Api, table_id: int, done: Any) -> dict[str, Any]:
-    """The bots play random legal actions until the table's snapshot satisfies ``done``."""
-    rng = random.Random(5)
-    tasks = [
-        asyncio.create_task(play_table(c, random_chooser(random.Random(rng.random())), idle_timeout=120))
-        for c in clients
-    ]
-    try:
-        return await snapshot_until(api, table_id, done)
-    finally:
-        for client in clients:
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(client.close(), 5)
-        for task in tasks:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+    return await play_until(clients, api, table_id, done, seed=5)
 
 
 def _pools_before(history: list[dict[str, Any]], seats: int) -> tuple[list[int], list[int]]:

@@ -6,34 +6,18 @@ naming both holders and "my games" listing the game for both; an operator's deci
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import random
 from typing import Any
 
 import pytest
 
-from app.bots.client import ApiError, play_table, random_chooser
+from app.bots.client import ApiError
 from tests.server.conftest import ADMIN, ServerProcess, login, new_player
-from tests.server.helpers import Table, open_table, snapshot, snapshot_until
+from tests.server.helpers import Table, open_table, play_until, snapshot, snapshot_until
 
 
 async def _play_until(table: Table, done: Any, seed: int = 3) -> dict[str, Any]:
     """The seated bots play random legal actions until the table's snapshot satisfies ``done``."""
-    rng = random.Random(seed)
-    tasks = [
-        asyncio.create_task(play_table(c, random_chooser(random.Random(rng.random())), idle_timeout=120))
-        for c in table.clients
-    ]
-    try:
-        return await snapshot_until(table.players[0], table.id, done)
-    finally:
-        for client in table.clients:
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(client.close(), 5)
-        for task in tasks:
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+    return await play_until(table.clients, table.players[0], table.id, done, seed)
 
 
 def _reconnect(table: Table) -> None:
