@@ -12,16 +12,12 @@ from typing import Any
 
 import pytest
 
-from app.bots.client import Api, ApiError, TableClient, play_table
+from app.bots.client import ApiError, play_table
 from app.engine import replay_json
 from tests.server.conftest import ADMIN, ServerProcess, login, new_player
 from tests.server.helpers import Table, open_table, play_until, snapshot, snapshot_until
 
 CONVENTIONS = {"pool_size": 20, "deal_time": 30, "reserve_time": 120, "fourth_may_join": True}
-
-
-async def _play_until(clients: list[TableClient], api: Api, table_id: int, done: Any) -> dict[str, Any]:
-    return await play_until(clients, api, table_id, done, seed=5)
 
 
 def _pools_before(history: list[dict[str, Any]], seats: int) -> tuple[list[int], list[int]]:
@@ -74,7 +70,7 @@ async def test_a_fourth_joins_three_across_two_restarts(server: ServerProcess) -
         clients = [api.table(table.id) for api in players]
         for client in clients:
             await client.connect()
-        joined = await _play_until(clients, players[0], table.id, lambda s: len(s["seats"]) == 4)
+        joined = await play_until(clients, players[0], table.id, lambda s: len(s["seats"]) == 4, seed=5)
         seat = dealer + 1  # left of the player who has just dealt
         moved = [s if s <= dealer else s + 1 for s in range(3)]
         assert [s["user"] for s in joined["seats"]][seat] == dan_name
@@ -122,8 +118,12 @@ async def test_a_fourth_joins_three_across_two_restarts(server: ServerProcess) -
         clients = [api.table(table.id) for api in (*players, dan)]
         for client in clients:
             await client.connect()
-        over = await _play_until(
-            clients, players[0], table.id, lambda s: s["status"] in ("finished", "awaiting_adjudication")
+        over = await play_until(
+            clients,
+            players[0],
+            table.id,
+            lambda s: s["status"] in ("finished", "awaiting_adjudication"),
+            seed=5,
         )
         assert len(over["outcome"]["settlement"]["exact"]) == 4
         record = await dan.call("GET", f"/api/tables/{table.id}/history")
