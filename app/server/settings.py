@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     # a player may be gone from such a table (no socket to it) before his seat is freed (0: never).
     max_waiting_seats_per_user: int = Field(3, ge=1)
     waiting_seat_grace: float = Field(120.0, ge=0)
+    # RULES §8.6 [ours]: after a restart or a takeover the running clock resumes when the seat to move is
+    # connected again or after this many seconds, whichever is first.
+    resume_grace: float = Field(10.0, gt=0)
     # Commands waiting in one table's queue beyond which players' and callers' ones are refused (table_busy).
     table_queue_limit: int = Field(1024, ge=16)
     # Password hashing (argon2id, 64 MiB each) runs on this many threads, with at most this many waiting.

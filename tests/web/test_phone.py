@@ -89,6 +89,9 @@ async def test_a_whole_deal_on_two_phones(
                 "cards => cards.filter(c => getComputedStyle(c).transform !== 'none').length"
             )
             assert turned >= 8
+            # The next deal is dealt at once; its bidding sheet, settled, is what the phone shows from then
+            # on (shot earlier, on a busy machine, the page may still be between the two deals).
+            await phone.page.locator(".panel.bidding").evaluate(SETTLED_BOTTOM)
             await look(phone, "deal_end")
         # The sheet comes up from the bottom on demand and closes again.
         phone = next(p for p in phones if screen(p) == DECLARER)

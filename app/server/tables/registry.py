@@ -5,8 +5,8 @@ heartbeat (`app.server.storage.charge_after_crash`), never the downtime. On star
 back with its clock stopped (`recover_all`, `recover_owned`) and stays so: `Recovery.resume`, the last
 step before the process serves, stores the clocks frozen (one batch; a second crash then charges nothing
 more) and starts the tables, and each running clock runs again only when its seat to move connects or
-after `RESUME_GRACE_MS` (RULES §8.6 [ours]), the same after a takeover: neither the downtime, nor a slow
-start-up, nor the player's way back is charged.
+after the grace of `Settings.resume_grace` (RULES §8.6 [ours]), the same after a takeover: neither the
+downtime, nor a slow start-up, nor the player's way back is charged.
 
 `watch_storage` passes the writer's outage news to every table (§8.6: all freeze, all thaw).
 """
@@ -42,10 +42,6 @@ from app.server.timebase import MonoMs, WallMs
 from app.table import LIVE, Game, TableStatus
 
 log = logging.getLogger(__name__)
-
-# RULES §8.6 [ours]: after a restart or a takeover the running clock resumes when the seat to move is
-# connected again or after this grace, whichever is first.
-RESUME_GRACE_MS = 10_000
 
 
 def watch_storage(ctx: ServerContext) -> None:
@@ -134,7 +130,7 @@ async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseE
     """Start tables read back, their clocks held. A restart charges nobody the downtime, nor the server's
     own work of reading the tables back (RULES §8.1), nor the seat to move's way back (§8.6): each clock
     is charged what the crash proves its running seat thought, frozen, stored so (one batch: a second crash
-    charges nothing more), and runs again when that seat connects or after `RESUME_GRACE_MS`
+    charges nothing more), and runs again when that seat connects or after `Settings.resume_grace`
     (`TableActor.await_reconnect`). A table whose clock could not be stored is not started (returned, with
     why, by id)."""
     stored_at, resumed_ms = ctx.writer.time.mono(), ctx.writer.time.wall()
@@ -160,7 +156,7 @@ async def _resume(ctx: ServerContext, tables: list[_Stopped]) -> dict[int, BaseE
             continue
         if t.playing and t.thought is not None:  # an adjourned table's clocks stay frozen (RULES §7.7)
             actor.game = _resumed(t, stored_at)
-            actor.await_reconnect(RESUME_GRACE_MS)
+            actor.await_reconnect(round(ctx.settings.resume_grace * 1000))
         ctx.tables[actor.table_id] = actor
         actor.start()
         if actor.status in LIVE:
