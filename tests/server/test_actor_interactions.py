@@ -1,6 +1,7 @@
 """The table actor's features together (a review of the merged actor): a timer's command lost while the
 table rereads an uncertain commit neither holds a clock for good nor keeps an adjournment past its limit;
-an adjournment's step that cannot be stored is retried at the retry's pace, not at once."""
+an adjournment's step that cannot be stored is retried at the retry's pace, not at once; a substitute
+numbers his actions afresh even when his predecessor's own action handed him the seat."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from app.engine import legal_actions
 from app.engine.conventions import Conventions
 from app.server.tables.actor import TableActor
-from app.server.tables.commands import Retry
+from app.server.tables.commands import Connect, Life, Retry
 from app.server.timebase import WallMs
-from app.table import TableStatus
-from app.table.proposals import Adjournment
+from app.table import Decree, Game, ProposalKind, TableStatus
+from app.table.proposals import Adjournment, Person
 from tests.server.test_actor_replies import FakeStore
-from tests.server.test_clock_holds import Now, _restarted, _settled, _started
+from tests.server.test_clock_holds import Now, Recorder, _acted, _restarted, _settled, _started
 
 
 async def _until(predicate: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
@@ -118,3 +120,69 @@ def test_an_adjournments_step_that_cannot_be_stored_is_retried_at_the_retrys_pac
             await actor.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_substitute_whose_predecessor_ended_the_deal_numbers_his_actions_afresh() -> None:
+    """RULES §7.7: the seat changes hands when the deal ends; when the holder's own action ends it, that
+    action's number is his, not the seat's: the substitute's first action (seq 1) is taken, not refused as
+    below the holder's last."""
+
+    async def scenario() -> None:
+        store, now = FakeStore(), Now()
+        actor = TableActor(store, 1, 3, Conventions(), first_dealer=0, now=now)
+        actor.start()
+        try:
+            await _started(actor)
+            players = {user: Recorder(user_id=user) for user in (1, 2, 3)}
+            for conn in players.values():
+                actor.submit(Connect(conn))
+            await _settled(actor)
+            # Deal 1 is played to its last action but one; the substitution goes to whoever makes the last.
+            seqs = dict.fromkeys(range(3), 0)
+            decided = False
+            while (game := actor.game) is not None and game.state.deal_number == 1:
+                seat = game.to_act()
+                assert seat is not None
+                if not decided and _last_action_of_the_deal(game):
+                    holder = seat + 1
+                    reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+                    decree = Decree(
+                        ProposalKind.SUBSTITUTE, "gone", seat=seat, holder=Person(holder, f"u{holder}"),
+                        substitute=Person(4, "u4"), seated=(1, 2, 3),
+                    )  # fmt: skip
+                    actor.submit(Life(_decreed(decree), reply))
+                    await asyncio.wait_for(reply, 5)
+                    decided, leaving = True, seat
+                seqs[seat] += 1
+                await _acted(actor, players[seat + 1], seqs[seat], legal_actions(game.state)[0].to_json())
+            assert decided and actor.seating.users[leaving] == 4
+            assert seqs[leaving] > 1 and actor.seating.last_seq[leaving] == 0
+            substitute = Recorder(user_id=4)
+            actor.submit(Connect(substitute))
+            await _settled(actor)
+            game = actor.game
+            assert game is not None
+            # Play deal 2 until the substitute's seat is to move, then it acts with its first number.
+            while (seat := game.to_act()) != leaving:
+                assert seat is not None
+                seqs[seat] += 1
+                await _acted(actor, players[seat + 1], seqs[seat], legal_actions(game.state)[0].to_json())
+                game = actor.game
+                assert game is not None
+            await _acted(actor, substitute, 1, legal_actions(game.state)[0].to_json())
+            answers = [f for f in substitute.frames if f["type"] in ("ack", "error")]
+            assert answers == [{"type": "ack", "seq": 1, "v": actor.version, "duplicate": False}], answers
+        finally:
+            await actor.stop()
+
+    asyncio.run(scenario())
+
+
+def _decreed(decree: Decree) -> Callable[[Any], Decree]:
+    return lambda _state: decree
+
+
+def _last_action_of_the_deal(game: Game) -> bool:
+    """Whether the next action ends the deal: the last card still held is played."""
+    deal = game.state.deal
+    return deal is not None and sum(len(hand) for hand in deal.hands) == 1

@@ -573,12 +573,16 @@ class TableActor:
             # Not committed, so not applied: the client may send the same command again.
             reject(ErrorCode.SERVER_ERROR, "the action could not be stored; nothing changed")
             raise
+        # The seat's numbering goes on from this action unless the step gave the seat a new numbering:
+        # a join carried it into the seat's new place already, and a substitute whose seat this step
+        # handed over (the holder's own action ended the deal) numbers his actions afresh (RULES §7.7).
+        renumbered = result.joined is not None or any(change.seat == seat for change in result.substituted)
         if result.too_late:
-            if result.joined is None:  # else the seat's numbering was carried into its new seat already
+            if not renumbered:
                 self.seating = self.seating.applied(seat, seq, None)
             reject(ErrorCode.NOT_YOUR_TURN, "too late: your time ran out before the action arrived")
         else:
-            if result.joined is None:
+            if not renumbered:
                 self.seating = self.seating.applied(seat, seq, action.to_json())
             conn.send(ack_text(seq, self.version))
             metrics.action_accepted()
@@ -791,8 +795,8 @@ class TableActor:
                 for s, u in enumerate(seating.users)
                 if u is not None
             ]
-        elif client is not None:
-            write.seat_seq = client
+        elif client is not None and all(change.seat != client[0] for change in result.substituted):
+            write.seat_seq = client  # (a seat handed over starts afresh: its row's number is reset)
         if adjudication is not None:
             row_id, award = adjudication
             write.adjudications[row_id] = {
