@@ -18,7 +18,7 @@ import itertools
 import json
 import logging
 import time
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
 from fastapi import WebSocket
@@ -92,6 +92,10 @@ class Connection:
         scope = getattr(websocket, "scope", None) or {}  # no socket: a robot seat
         extensions = scope.get("extensions") or {}
         self.transport: asyncio.WriteTransport | None = extensions.get(TRANSPORT_EXTENSION)
+        # The socket's protocol writes a frame straight to the transport when nothing would make the
+        # websocket's own send wait or refuse (`app.server.http.transport.WebSocketProtocol`).
+        protocol = None if self.transport is None else self.transport.get_protocol()
+        self._send_now: Callable[[str], bool] | None = getattr(protocol, "send_text_now", None)
         # Frames waiting behind a send that waited (empty while frames go straight to the socket).
         self.backlog: collections.deque[str] = collections.deque()
         self.queue_frames = queue_frames
@@ -136,6 +140,8 @@ class Connection:
 
     def _write(self, text: str) -> None:
         """Runs the send until it is done or has to wait; a send that waits is finished by `_drain`."""
+        if self._send_now is not None and self._send_now(text):
+            return
         sending = self.websocket.send_text(text)
         try:
             waiting = sending.send(None)

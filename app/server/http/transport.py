@@ -20,6 +20,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from app.server import metrics
 from app.server.connections.connection import TRANSPORT_EXTENSION
@@ -151,6 +152,27 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         release(self.transport)
+
+    def send_text_now(self, text: str) -> bool:
+        """Writes a text frame to the transport at once, as uvicorn's ``send`` of a ``websocket.send``
+        message does when it need not wait, without the message's way down through the app's and
+        Starlette's send wrappers (a tenth of the cost of every frame, paid for each of a table's viewers;
+        issue 24). False, with nothing written, whenever ``send`` would do anything else: wait for the
+        transport, refuse a socket that is closing or closed, or answer a handshake."""
+        if (
+            not self.writable.is_set()
+            or self.disconnected
+            or self.close_sent
+            or not self.handshake_complete
+            or self.initial_response is not None
+        ):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
 
 def raise_open_files_limit() -> int:
