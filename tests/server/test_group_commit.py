@@ -18,6 +18,7 @@ from typing import Any, cast
 
 import pytest
 from sqlalchemy import func, select, text
+from sqlalchemy.exc import IntegrityError
 
 from app.auth.roles import Role
 from app.auth.users import create_user
@@ -29,6 +30,7 @@ from app.server.connections.connection import Connection
 from app.server.context import ServerContext
 from app.server.settings import Settings
 from app.server.storage import GroupWriter, charge_after_crash, clock_record
+from app.server.storage.step_write import StepWrite
 from app.server.tables.commands import Act, Connect, Sit
 from app.server.tables.registry import get_actor, shutdown_all
 from app.server.timebase import MonoMs, WallMs, wall_ms
@@ -271,3 +273,49 @@ async def test_a_seq_reused_for_another_action_is_refused(ctx: ServerContext) ->
         actor.submit(Act(as_connection(twin), 1, {k: v for k, v in legal[0].items() if k != "seat"}))
         again = await twin.next("ack")
         assert again["duplicate"] is True and again["v"] == version == actor.version
+
+
+async def test_a_refused_row_fails_its_own_write_and_no_other_in_its_batch(ctx: ServerContext) -> None:
+    """A write whose row the database refuses (an action's number taken) fails alone, with the database's
+    IntegrityError: the writer commits the batch's writes one by one; the other's rows are stored, every
+    column as written (the JSON ones read back equal, a column left out holds its default), and nothing
+    counts as an outage."""
+    tables = await _started_tables(ctx)
+    (good, _), (bad, _) = tables[0], tables[1]
+    async with ctx.sessions() as session:
+        taken = int(
+            (
+                await session.execute(select(func.max(ActionRecord.seq)).where(ActionRecord.table_id == bad))
+            ).scalar_one()
+        )
+        free = 1 + int(
+            (
+                await session.execute(select(func.max(ActionRecord.seq)).where(ActionRecord.table_id == good))
+            ).scalar_one()
+        )
+    clock = {"seats": [[1, 2, False]], "wall": {"boot": "b", "since_ms": 3}, "running": None}
+    good_write, bad_write = StepWrite(), StepWrite()
+    good_write.actions.append(
+        {"table_id": good, "seq": free, "action": {"type": "pass"}, "at": 1.5, "clock": clock}
+    )
+    bad_write.actions.append({"table_id": bad, "seq": taken, "action": {"type": "pass"}, "at": 1.5})
+    results = await asyncio.gather(
+        ctx.writer.commit(good, None, good_write),
+        ctx.writer.commit(bad, None, bad_write),
+        return_exceptions=True,
+    )
+    assert results[0] is None and isinstance(results[1], IntegrityError), results
+    assert ctx.writer.failing_since is None
+    async with ctx.sessions() as session:
+        row = (
+            await session.execute(
+                select(ActionRecord).where(ActionRecord.table_id == good, ActionRecord.seq == free)
+            )
+        ).scalar_one()
+        assert (row.action, row.clock, row.at, row.by_server, row.sheet) == (
+            {"type": "pass"},
+            clock,
+            1.5,
+            False,
+            None,
+        )

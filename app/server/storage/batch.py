@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     Connection,
+    Dialect,
     Engine,
     Executable,
     Select,
@@ -22,6 +23,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.exc import DBAPIError
 
 from app.server.storage.schema import (
     ACTIONS,
@@ -92,8 +94,93 @@ def run_sync(engine: Engine, fence: Fence) -> None:
 
 
 def _execute_all(conn: Connection, statements: list[Statement]) -> None:
-    for statement, rows in statements:
-        conn.execute(statement, rows)
+    cursor: Any = None
+    try:
+        for statement, rows in statements:
+            prepared = _prepared(conn.dialect, statement, rows) if rows else None
+            if prepared is None:
+                conn.execute(statement, rows)
+                continue
+            if cursor is None:
+                cursor = conn.connection.cursor()
+            assert rows is not None
+            parameters = [prepared.parameters(row) for row in rows]
+            try:
+                cursor.executemany(prepared.sql, parameters)
+            except conn.dialect.loaded_dbapi.Error as exc:
+                # As SQLAlchemy's own execution raises it (a refused row is an IntegrityError: the writer
+                # then commits the batch's writes one by one).
+                raise DBAPIError.instance(
+                    prepared.sql, parameters, exc, conn.dialect.loaded_dbapi.Error, dialect=conn.dialect
+                ) from exc
+    finally:
+        if cursor is not None:
+            cursor.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A statement compiled once for the rows of one shape, run straight on the driver's cursor: what
+    SQLAlchemy's ``execute`` does for it on every batch (a context, the compiled cache's lookup, the
+    parameters row by row through its bind processors) was most of the SQLite writer thread's time (issue
+    24). Each parameter comes from the row (by key) or is the statement's own (a value in it, a column's
+    scalar default), run through its type's bind processor as SQLAlchemy would."""
+
+    sql: str
+    # Per parameter: the row's key (None: the statement's own value), that value, the type's processor.
+    sources: tuple[tuple[str | None, Any, Callable[[Any], Any] | None], ...]
+
+    def parameters(self, row: dict[str, Any]) -> tuple[Any, ...]:
+        out = []
+        for key, own, process in self.sources:
+            value = own if key is None else row[key]
+            out.append(value if process is None else process(value))  # None too: JSON's None is 'null'
+
+        return tuple(out)
+
+
+_PREPARED: dict[tuple[int, tuple[str, ...]], _Prepared | None] = {}
+
+
+def _prepared(dialect: Dialect, statement: Executable, rows: list[dict[str, Any]]) -> _Prepared | None:
+    """The statement prepared for rows of this shape (kept), or None where it needs SQLAlchemy's own
+    execution: other databases, a statement not kept here, a default computed in Python, a ``RETURNING``."""
+    if dialect.name != "sqlite" or dialect.paramstyle != "qmark":
+        return None
+    keys = tuple(rows[0])
+    key = (id(statement), keys)
+    if key in _PREPARED:
+        return _PREPARED[key]
+    prepared = _prepare(dialect, statement, keys) if id(statement) in _KEPT else None
+    _PREPARED[key] = prepared
+    return prepared
+
+
+def _prepare(dialect: Dialect, statement: Executable, keys: tuple[str, ...]) -> _Prepared | None:
+    compiled: Any = cast(Any, statement).compile(
+        dialect=dialect, column_keys=list(keys), for_executemany=True
+    )
+    if compiled.postfetch or compiled.returning or compiled.update_prefetch or compiled.positiontup is None:
+        return None
+    defaults = {}
+    for column in compiled.insert_prefetch:
+        default = column.default
+        if default is None or not default.is_scalar:
+            return None
+        defaults[column.key] = default.arg
+    sources: list[tuple[str | None, Any, Callable[[Any], Any] | None]] = []
+    for name in compiled.positiontup:
+        bind = compiled.binds[name]
+        process = bind.type.bind_processor(dialect)
+        if name in keys:
+            sources.append((name, None, process))
+        elif name in defaults:
+            sources.append((None, defaults[name], process))
+        elif bind.callable is None and not bind.required:
+            sources.append((None, bind.value, process))
+        else:
+            return None
+    return _Prepared(compiled.string, tuple(sources))
 
 
 def _statements(batch: Iterable[Pending]) -> list[Statement]:
@@ -212,6 +299,19 @@ _REVOKED = (
 )
 _INSERTS: dict[str, Executable] = {}
 _TABLE_UPDATES: dict[tuple[str, ...], Executable] = {}
+# The statements `_prepared` may run on the driver's cursor (by id): those built once here and kept.
+_KEPT: set[int] = {id(_REVOKED)} | {
+    id(s)
+    for s in (
+        _SEAT_REMOVED,
+        _SEATS_REMOVED,
+        _SEAT_SEQ,
+        _SEAT_SUBSTITUTED,
+        _ADJUDICATED,
+        _HOLDING_CLOSED,
+        _REVOKED,
+    )
+}
 
 
 def _table_update(columns: tuple[str, ...]) -> Executable:
@@ -221,6 +321,7 @@ def _table_update(columns: tuple[str, ...]) -> Executable:
         values: dict[str, Any] = {column: bindparam(f"v_{column}") for column in columns}
         statement = update(TABLES).where(TABLES.c.id == bindparam("t")).values(values)
         _TABLE_UPDATES[columns] = statement
+        _KEPT.add(id(statement))
     return statement
 
 
@@ -235,4 +336,5 @@ def _inserts(table: Table, rows: list[dict[str, Any]]) -> list[Statement]:
     statement = _INSERTS.get(table.name)
     if statement is None:
         statement = _INSERTS[table.name] = insert(table)
+        _KEPT.add(id(statement))
     return [(statement, group) for group in groups.values()]
