@@ -13,12 +13,20 @@ from typing import Any
 from app.engine import legal_actions
 from app.engine.conventions import Conventions
 from app.server.tables.actor import TableActor
-from app.server.tables.commands import Connect, Life, Retry
+from app.server.tables.commands import Connect, Retry
 from app.server.timebase import WallMs
-from app.table import Decree, Game, ProposalKind, TableStatus
-from app.table.proposals import Adjournment, Person
+from app.table import Game, TableStatus
+from app.table.proposals import Adjournment
 from tests.server.test_actor_replies import FakeStore
-from tests.server.test_clock_holds import Now, Recorder, _acted, _restarted, _settled, _started
+from tests.server.test_clock_holds import (
+    Now,
+    Recorder,
+    _acted,
+    _restarted,
+    _settled,
+    _started,
+    substitute_decreed,
+)
 
 
 async def _until(predicate: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
@@ -144,14 +152,7 @@ def test_a_substitute_whose_predecessor_ended_the_deal_numbers_his_actions_afres
                 seat = game.to_act()
                 assert seat is not None
                 if not decided and _last_action_of_the_deal(game):
-                    holder = seat + 1
-                    reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-                    decree = Decree(
-                        ProposalKind.SUBSTITUTE, "gone", seat=seat, holder=Person(holder, f"u{holder}"),
-                        substitute=Person(4, "u4"), seated=(1, 2, 3),
-                    )  # fmt: skip
-                    actor.submit(Life(_decreed(decree), reply))
-                    await asyncio.wait_for(reply, 5)
+                    await substitute_decreed(actor, seat)
                     decided, leaving = True, seat
                 seqs[seat] += 1
                 await _acted(actor, players[seat + 1], seqs[seat], legal_actions(game.state)[0].to_json())
@@ -176,10 +177,6 @@ def test_a_substitute_whose_predecessor_ended_the_deal_numbers_his_actions_afres
             await actor.stop()
 
     asyncio.run(scenario())
-
-
-def _decreed(decree: Decree) -> Callable[[Any], Decree]:
-    return lambda _state: decree
 
 
 def _last_action_of_the_deal(game: Game) -> bool:

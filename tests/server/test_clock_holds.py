@@ -196,6 +196,18 @@ async def _acted(actor: TableActor, conn: Recorder, seq: int, action: dict[str, 
             await asyncio.sleep(0.005)
 
 
+async def substitute_decreed(actor: TableActor, seat: int) -> None:
+    """An operator's decree (RULES §7.7): user 4 takes ``seat`` (held by user ``seat + 1``) after the deal."""
+    holder = seat + 1
+    reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    decree = Decree(
+        ProposalKind.SUBSTITUTE, "gone", seat=seat, holder=Person(holder, f"u{holder}"),
+        substitute=Person(4, "u4"), seated=(1, 2, 3),
+    )  # fmt: skip
+    actor.submit(Life(lambda _s: decree, reply))
+    await asyncio.wait_for(reply, 5)
+
+
 async def test_a_substitute_taking_the_seat_to_move_in_the_grace_is_held_on_his_own_socket(
     table: tuple[TableActor, FakeStore, Now],
 ) -> None:
@@ -214,14 +226,7 @@ async def test_a_substitute_taking_the_seat_to_move_in_the_grace_is_held_on_his_
         assert game is not None and not game.clock.frozen  # every holder back: the clock runs
         # Deal 2's first to move: the seat after its dealer (deal 1's dealer is seat 0).
         first = (game.state.dealer + 2) % 3
-        holder = first + 1
-        reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        decree = Decree(
-            ProposalKind.SUBSTITUTE, "gone", seat=first, holder=Person(holder, f"u{holder}"),
-            substitute=Person(4, "u4"), seated=(1, 2, 3),
-        )  # fmt: skip
-        actor.submit(Life(lambda _s: decree, reply))
-        await asyncio.wait_for(reply, 5)
+        await substitute_decreed(actor, first)
         seqs = dict.fromkeys(range(3), 0)
         while (game := actor.game) is not None and game.state.deal_number == 1:
             seat = game.to_act()
