@@ -140,8 +140,14 @@ class Connection:
 
     def _write(self, text: str) -> None:
         """Runs the send until it is done or has to wait; a send that waits is finished by `_drain`."""
-        if self._send_now is not None and self._send_now(text):
-            return
+        if self._send_now is not None:
+            try:
+                if self._send_now(text):
+                    return
+            except Exception:  # a broken socket only ends this connection, on this path as on the other
+                log.debug("connection %s: send failed", self.id, exc_info=True)
+                self._broken()
+                return
         sending = self.websocket.send_text(text)
         try:
             waiting = sending.send(None)

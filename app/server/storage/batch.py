@@ -139,7 +139,7 @@ class _Prepared:
         return tuple(out)
 
 
-_PREPARED: dict[tuple[int, tuple[str, ...]], _Prepared | None] = {}
+_PREPARED: dict[tuple[Executable, tuple[str, ...]], _Prepared | None] = {}
 
 
 def _prepared(dialect: Dialect, statement: Executable, rows: list[dict[str, Any]]) -> _Prepared | None:
@@ -148,10 +148,10 @@ def _prepared(dialect: Dialect, statement: Executable, rows: list[dict[str, Any]
     if dialect.name != "sqlite" or dialect.paramstyle != "qmark":
         return None
     keys = tuple(rows[0])
-    key = (id(statement), keys)
+    key = (statement, keys)
     if key in _PREPARED:
         return _PREPARED[key]
-    prepared = _prepare(dialect, statement, keys) if id(statement) in _KEPT else None
+    prepared = _prepare(dialect, statement, keys) if statement in _KEPT else None
     _PREPARED[key] = prepared
     return prepared
 
@@ -171,7 +171,9 @@ def _prepare(dialect: Dialect, statement: Executable, keys: tuple[str, ...]) -> 
     sources: list[tuple[str | None, Any, Callable[[Any], Any] | None]] = []
     for name in compiled.positiontup:
         bind = compiled.binds[name]
-        process = bind.type.bind_processor(dialect)
+        # The processor SQLAlchemy itself runs: the dialect's own type's (SQLite's DateTime has one where
+        # the generic type has none).
+        process = compiled._bind_processors.get(name)
         if name in keys:
             sources.append((name, None, process))
         elif name in defaults:
@@ -299,19 +301,11 @@ _REVOKED = (
 )
 _INSERTS: dict[str, Executable] = {}
 _TABLE_UPDATES: dict[tuple[str, ...], Executable] = {}
-# The statements `_prepared` may run on the driver's cursor (by id): those built once here and kept.
-_KEPT: set[int] = {id(_REVOKED)} | {
-    id(s)
-    for s in (
-        _SEAT_REMOVED,
-        _SEATS_REMOVED,
-        _SEAT_SEQ,
-        _SEAT_SUBSTITUTED,
-        _ADJUDICATED,
-        _HOLDING_CLOSED,
-        _REVOKED,
-    )
-}
+# The statements `_prepared` may run on the driver's cursor: those built once here and kept (a statement's
+# hash and equality are its identity).
+_KEPT: set[Executable] = {
+    _SEAT_REMOVED, _SEATS_REMOVED, _SEAT_SEQ, _SEAT_SUBSTITUTED, _ADJUDICATED, _HOLDING_CLOSED, _REVOKED
+}  # fmt: skip
 
 
 def _table_update(columns: tuple[str, ...]) -> Executable:
@@ -320,8 +314,8 @@ def _table_update(columns: tuple[str, ...]) -> Executable:
     if statement is None:
         values: dict[str, Any] = {column: bindparam(f"v_{column}") for column in columns}
         statement = update(TABLES).where(TABLES.c.id == bindparam("t")).values(values)
-        _TABLE_UPDATES[columns] = statement
-        _KEPT.add(id(statement))
+        statement = _TABLE_UPDATES.setdefault(columns, statement)
+        _KEPT.add(statement)
     return statement
 
 
@@ -335,6 +329,6 @@ def _inserts(table: Table, rows: list[dict[str, Any]]) -> list[Statement]:
         groups[tuple(present)].append(present)
     statement = _INSERTS.get(table.name)
     if statement is None:
-        statement = _INSERTS[table.name] = insert(table)
-        _KEPT.add(id(statement))
+        statement = _INSERTS.setdefault(table.name, insert(table))
+        _KEPT.add(statement)
     return [(statement, group) for group in groups.values()]
