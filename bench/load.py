@@ -488,11 +488,16 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
     await asyncio.gather(*connects)
     connect_s = time.monotonic() - started
     # The client is the instrument: its own collector pauses (a 0.3 s full scan of thousands of sockets'
-    # objects) would be counted as the server's latency. It is tuned as the server's is, by default.
-    from app.server.app import tune_collector
+    # objects) would be counted as the server's latency. It collects as the server does, by default.
+    from app.server.collector import freeze_startup, run_collector
     from app.server.settings import Settings
 
-    tune_collector(Settings.model_fields["gc_thresholds"].default)
+    fields = Settings.model_fields
+    freeze_startup()
+    young_s = fields["gc_young_ms"].default / 1000
+    collector = asyncio.create_task(
+        run_collector(young_s, fields["gc_old_every"].default, fields["gc_full_interval"].default)
+    )
     await asyncio.sleep(args.warmup)
 
     load.stats.measuring = True
@@ -531,7 +536,7 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
         for sock in table.socks:
             if sock.ws is not None:
                 await sock.ws.close()
-    for task in load.tasks:
+    for task in [*load.tasks, collector]:
         task.cancel()
     s = load.stats
     return {

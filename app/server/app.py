@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import socket
 from collections.abc import AsyncIterator
@@ -24,6 +23,7 @@ from app.server.analysis import AnalysisPool, register_round_gate
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.peers import Peers
 from app.server.cluster.worker import run_ticks
+from app.server.collector import freeze_startup, run_collector, tune_collector
 from app.server.connections import watch_readers
 from app.server.context import Pool, ServerContext
 from app.server.http.admission import Admission
@@ -56,24 +56,6 @@ from app.server.tables.registry import quiesce_all, recover_all, recover_owned, 
 from app.server.tournaments import round_over, run_round_clocks
 from app.web import mount_site
 from app.web.api_docs import mount_api_docs
-
-
-def tune_collector(thresholds: str) -> None:
-    """Python's cycle collector scans every tracked object in its oldest generation: with a thousand live
-    tables that is about a million objects and half a second with the event loop stopped, every few
-    seconds at the default thresholds — every clock waits. The tables' own objects are freed by reference
-    counting (their states are immutable values replaced whole), so the collector is run far less often:
-    what exists once the server has started is moved out of its reach (`gc.freeze`), and the thresholds
-    are raised (``PREFERANS_GC_THRESHOLDS``; empty: Python's defaults). The young generation's stays
-    moderate: a young collection stops the loop too, and its pause grows faster than its size (measured
-    at 300 tables: 8 ms every second at 10,000, 45-90 ms every few seconds at 50,000)."""
-    if not thresholds.strip():
-        return
-    gen0, gen1, gen2 = (int(part) for part in thresholds.split(","))
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(gen0, gen1, gen2)
-
 
 # Asking to join a table as its fourth (§7.7): three askings, then one every two minutes, per user and table.
 JOIN_ASKS_PER_MINUTE = 0.5
@@ -143,7 +125,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             recovery = await recover_owned(ctx)
         else:
             recovery = await recover_all(ctx)
-        tune_collector(settings.gc_thresholds)
+        freeze_startup()
+        if settings.gc_young_ms > 0:
+            young_s, full_s = settings.gc_young_ms / 1000, settings.gc_full_interval
+            background.append(
+                asyncio.create_task(run_collector(young_s, settings.gc_old_every, full_s), name="collector")
+            )
+        else:
+            tune_collector(settings.gc_thresholds)
         # The last step before serving: the recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
         if ctx.cluster is not None:

@@ -119,8 +119,12 @@ class Settings(BaseSettings):
     # The process's heartbeat (one row, one update a second): after a crash the seat on move is charged up
     # to the last beat, so a crash gives back at most this much thinking time and never charges downtime.
     heartbeat_interval: float = Field(1.0, gt=0)
-    # The cycle collector's thresholds (gen0, gen1, gen2), set after start (app.server.app.tune_collector).
-    # gen0 10,000: a young collection stops the loop ~8 ms (50,000: 45-90 ms, the acks' tail; issue 24).
+    # The cycle collector runs on the loop's timer (app.server.collector): the young generation every
+    # `gc_young_ms`, the next every `gc_old_every`-th time, everything every `gc_full_interval` seconds.
+    # `gc_young_ms` 0: Python's own trigger with `gc_thresholds` (gen0, gen1, gen2; empty: its defaults).
+    gc_young_ms: float = Field(50.0, ge=0)
+    gc_old_every: int = Field(5, ge=1)
+    gc_full_interval: float = Field(3600.0, gt=0)
     gc_thresholds: str = Field("10000,50,1000", pattern=r"^\s*$|^\d{3,7},\d{1,4},\d{1,5}$")
     # Group commit: how long the writer waits for other tables' steps to join a batch, and its size cap.
     commit_window_ms: float = Field(2.0, ge=0)

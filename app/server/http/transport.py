@@ -80,10 +80,14 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
             if len(by_address) > _MAX_ADDRESSES:
                 for key in [k for k in by_address if not live(k)]:
                     del by_address[key]
-            mine = live(host)
+            mine = by_address.setdefault(host, weakref.WeakSet())
+            # The set may still hold connections that are closing: they are weeded out (a pass over the
+            # address's connections) only when it reaches the cap, not for every connection (issue 24).
             if max_per_address and len(mine) >= max_per_address:
-                transport.close()
-                return
+                mine = live(host)
+                if len(mine) >= max_per_address:
+                    transport.close()
+                    return
             mine.add(transport)
             self._arm()
 
