@@ -43,6 +43,7 @@ def _serve(args: argparse.Namespace) -> int:
         load_token_secret(settings.token_secret, settings.token_secret_file)
         return supervise(args, settings)
     raise_open_files_limit()
+    sys.setswitchinterval(settings.gil_switch_ms / 1000)
     app = create_app(settings)
     config = uvicorn.Config(
         app,

@@ -126,6 +126,10 @@ class Settings(BaseSettings):
     gc_old_every: int = Field(5, ge=1)
     gc_full_interval: float = Field(3600.0, gt=0)
     gc_thresholds: str = Field("10000,50,1000", pattern=r"^\s*$|^\d{3,7},\d{1,4},\d{1,5}$")
+    # How long another thread may hold the interpreter before the event loop gets it back (Python's switch
+    # interval, 5 ms by default). The store's writer, the rating pass and the database pool's threads
+    # take it at every statement; at 5 ms a busy loop waited that long behind each (issue 24).
+    gil_switch_ms: float = Field(0.5, gt=0, le=100)
     # Group commit: how long the writer waits for other tables' steps to join a batch, and its size cap.
     commit_window_ms: float = Field(2.0, ge=0)
     commit_max_batch: int = Field(512, ge=1)
