@@ -15,7 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.db.models import DealRecord, GameTable, PlayerRating, RatedGame, RatingChange, Room, TableSeat, User
-from app.server.ratings import SITE, rate_settled, rebuild
+from app.server.ratings import SITE, rate_settled, rebuild, run_ratings
+from app.server.ratings.ladder import GAMES_PER_PASS
 
 
 def _settlement(exact: list[int]) -> dict[str, Any]:
@@ -154,5 +155,53 @@ async def test_a_pass_writes_nothing_before_its_commit_and_equals_a_rebuild(tmp_
             await rebuild(session)
             await session.commit()
             assert await _ladders(session) == live
+    finally:
+        await engine.dispose()
+
+
+async def test_passes_of_a_few_games_take_them_in_order_and_the_loop_takes_in_all(tmp_path: Path) -> None:
+    """Issue 24: the background loop's pass takes in at most `GAMES_PER_PASS` games (a hundred games ending
+    together made one pass of 200 ms); the next pass follows at once. Passes of two games take in the
+    earliest first, and the ladders are a rebuild's; the loop itself takes in every game."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'f.db'}"
+    await asyncio.to_thread(upgrade, url)
+    engine = make_engine(url)
+    sessions: async_sessionmaker[AsyncSession] = make_sessionmaker(engine)
+    try:
+        async with sessions() as session:
+            a, b, c, d, room_id = await _four_players_and_a_room(session)
+            # Made out of finishing order: passes go by finishing time, not by id.
+            late = await _game(session, room_id, [c, b, a], [5, 5, -10], at=30.0, status="finished")
+            first = await _game(session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="finished")
+            second = await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
+            await session.commit()
+
+            assert await rate_settled(session, 2) == 2
+            await session.commit()
+            assert [g[0] for g in (await _ladders(session))[2]] == sorted([first.id, second.id])
+            assert await rate_settled(session, 2) == 1
+            await session.commit()
+            live = await _ladders(session)
+            assert [g[0] for g in live[2]] == sorted([first.id, second.id, late.id])
+            await rebuild(session)
+            await session.commit()
+            assert await _ladders(session) == live
+
+            for n in range(3):  # three more games (six in all) for the loop: passes of two at most
+                await _game(session, room_id, [d, c, b], [1, 0, -1], at=40.0 + n, status="finished")
+            await session.commit()
+        assert GAMES_PER_PASS < 3
+        task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
+        try:
+            for _ in range(3000):  # the interval is an hour: only passes that follow at once can do it
+                async with sessions() as session:
+                    taken = len((await _ladders(session))[2])
+                if taken == 6:
+                    break
+                await asyncio.sleep(0.01)
+            assert taken == 6
+        finally:
+            task.cancel()
+            await asyncio.wait({task})
     finally:
         await engine.dispose()

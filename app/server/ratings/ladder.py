@@ -46,6 +46,7 @@ from app.table import Termination
 log = logging.getLogger(__name__)
 
 SITE = 0  # the site-wide ladder's number; a room's ladder is its room id
+GAMES_PER_PASS = 2  # the background loop's games per transaction (`run_ratings`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +65,12 @@ def _settled_query() -> Select[int, int, float | None]:
     )
 
 
-def _pending(session: Session) -> list[_Settled]:
+def _pending(session: Session, limit: int | None = None) -> list[_Settled]:
     rows = session.execute(
         _settled_query()
         .where(not_(exists().where(RatedGame.table_id == GameTable.id)))
         .order_by(GameTable.finished_at, GameTable.id)
+        .limit(limit)
     )
     return [_Settled(r[0], r[1], float(r[2] or 0.0)) for r in rows.all()]
 
@@ -242,10 +244,11 @@ def _replay_from(session: Session, first: _Settled) -> dict[int, bool]:
     return decided
 
 
-def _rate_settled(session: Session) -> int:
+def _rate_settled(session: Session, limit: int | None = None) -> int:
     """Take in the games settled since the last call, in order (a replay from the earliest of them when
-    it is late, see the module's docstring); the caller commits. Returns how many games were taken in."""
-    pending = _pending(session)
+    it is late, see the module's docstring), the ``limit`` earliest of them if given; the caller commits.
+    Returns how many games were taken in."""
+    pending = _pending(session, limit)
     if not pending:
         return 0
     last = _last_taken(session)
@@ -261,10 +264,11 @@ def _rate_settled(session: Session) -> int:
     return len(pending)
 
 
-async def rate_settled(session: AsyncSession) -> int:
+async def rate_settled(session: AsyncSession, limit: int | None = None) -> int:
     """Take in the games settled since the last call, in order (a replay from the earliest of them when
-    it is late, see the module's docstring); the caller commits. Returns how many games were taken in."""
-    return await session.run_sync(_rate_settled)
+    it is late, see the module's docstring), the ``limit`` earliest of them if given; the caller commits.
+    Returns how many games were taken in."""
+    return await session.run_sync(_rate_settled, limit)
 
 
 async def rebuild(session: AsyncSession) -> int:
@@ -273,10 +277,10 @@ async def rebuild(session: AsyncSession) -> int:
     return await session.run_sync(_rebuild)
 
 
-def _take_in_pass(engine: Engine) -> int:
+def _take_in_pass(engine: Engine, limit: int) -> int:
     """One pass of the background loop on SQLite, in its own thread: one short transaction."""
     with Session(engine) as session:
-        taken = _rate_settled(session)
+        taken = _rate_settled(session, limit)
         if taken:
             session.commit()
         return taken
@@ -293,6 +297,10 @@ async def run_ratings(
     commit across a few dozen awaits, each a turn of a busy loop: seconds in which no table's step could
     be committed, so no action acknowledged (issue 24: 30 games ending together held it 3.5 s). In a
     thread the same pass holds it a few milliseconds.
+
+    A pass takes in at most `GAMES_PER_PASS` games (about 10 ms of work each), and the next follows at
+    once while more wait: a hundred games ending within seconds (tables whose clocks run out) made passes
+    of 200 ms, each holding the interpreter against the loop (and, on PostgreSQL, the loop itself).
     """
     sync_engine = None if engine is None else make_sqlite_batch_engine(engine)
     thread = None if sync_engine is None else ThreadPoolExecutor(1, thread_name_prefix="ratings")
@@ -301,11 +309,15 @@ async def run_ratings(
         while True:
             try:
                 if sync_engine is not None and thread is not None:
-                    await loop.run_in_executor(thread, _take_in_pass, sync_engine)
+                    taken = await loop.run_in_executor(thread, _take_in_pass, sync_engine, GAMES_PER_PASS)
                 else:
                     async with sessions() as session:
-                        if await rate_settled(session):
+                        taken = await rate_settled(session, GAMES_PER_PASS)
+                        if taken:
                             await session.commit()
+                if taken >= GAMES_PER_PASS:
+                    await asyncio.sleep(0)
+                    continue
             except asyncio.CancelledError:
                 raise
             except (OSError, SQLAlchemyError) as exc:  # the database away: the tables say so loudly enough
