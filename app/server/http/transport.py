@@ -149,9 +149,33 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
     return GuardedH11Protocol
 
 
+# A small message is queued for the app without pausing the socket while fewer than this many wait.
+_UNPAUSED_MESSAGES = 4
+_UNPAUSED_BYTES = 1024
+
+
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sansio websocket protocol (it writes each frame to the transport at once, which
-    `app.server.connections.connection` relies on), its transport released when the socket is lost."""
+    `app.server.connections.connection` relies on), its transport released when the socket is lost.
+
+    uvicorn pauses reading the socket after every message until the app has taken it: two changes of the
+    loop's selector (system calls, and the selector's own bookkeeping) for each move a player makes, a
+    tenth of the loop's time at 1,000 tables (issue 24). A small message (a move is about a hundred
+    bytes) is queued without pausing while fewer than `_UNPAUSED_MESSAGES` wait; anything larger, or
+    more, pauses it as uvicorn does. What a connection holds unread grows by at most those few small
+    messages over uvicorn's (what one read brings, `READ_SIZE`)."""
+
+    def send_receive_event_to_app(self) -> None:
+        small = sum(len(frame) for frame in self.frames) <= _UNPAUSED_BYTES
+        if self.read_paused or not small or self.queue.qsize() >= _UNPAUSED_MESSAGES:
+            super().send_receive_event_to_app()
+            return
+        # uvicorn pauses unless it believes the socket paused already; it is not, and stays marked so.
+        self.read_paused = True
+        try:
+            super().send_receive_event_to_app()
+        finally:
+            self.read_paused = False
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
