@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import event, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
@@ -23,6 +25,18 @@ def _settlement(exact: list[int]) -> dict[str, Any]:
     texts = [str(v) for v in exact]
     return {"rounding": "none", "result": exact, "sum": 0, "variant1": exact, "variant2": exact,
             "exact": texts, "money": texts, "mountains": [0, 0, 0]}  # fmt: skip
+
+
+@pytest.fixture
+async def database(tmp_path: Path) -> AsyncIterator[tuple[AsyncEngine, async_sessionmaker[AsyncSession]]]:
+    """A migrated SQLite database: its engine and sessions."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'l.db'}"
+    await asyncio.to_thread(upgrade, url)
+    engine = make_engine(url)
+    try:
+        yield engine, make_sessionmaker(engine)
+    finally:
+        await engine.dispose()
 
 
 async def _game(
@@ -77,131 +91,117 @@ async def _ladders(session: AsyncSession) -> tuple[list[Any], list[Any], list[An
 
 
 async def test_a_provisional_game_waits_for_its_award_and_then_the_ladders_equal_a_rebuild(
-    tmp_path: Path,
+    database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]],
 ) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'l.db'}"
-    await asyncio.to_thread(upgrade, url)
-    engine = make_engine(url)
-    sessions: async_sessionmaker[AsyncSession] = make_sessionmaker(engine)
-    try:
-        async with sessions() as session:
-            a, b, c, d, room_id = await _four_players_and_a_room(session)
-            # Game 1 finished first but awaits an award; game 2 (a, b, d) is settled.
-            first = await _game(
-                session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="awaiting_adjudication"
-            )
-            await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
-            await session.commit()
+    _, sessions = database
+    async with sessions() as session:
+        a, b, c, d, room_id = await _four_players_and_a_room(session)
+        # Game 1 finished first but awaits an award; game 2 (a, b, d) is settled.
+        first = await _game(
+            session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="awaiting_adjudication"
+        )
+        await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
+        await session.commit()
 
-            assert await rate_settled(session) == 1
-            await session.commit()
-            ratings, changes, _ = await _ladders(session)
-            assert {r[1] for r in ratings} == {a, b, d}  # c played only the provisional game: no rating
-            assert {ch[2] for ch in changes} == {first.id + 1}
-            assert await rate_settled(session) == 0  # nothing new
+        assert await rate_settled(session) == 1
+        await session.commit()
+        ratings, changes, _ = await _ladders(session)
+        assert {r[1] for r in ratings} == {a, b, d}  # c played only the provisional game: no rating
+        assert {ch[2] for ch in changes} == {first.id + 1}
+        assert await rate_settled(session) == 0  # nothing new
 
-            # The award settles game 1: it joins in its place (before game 2), by a replay of every ladder.
-            first.status = "finished"
-            await session.commit()
-            assert await rate_settled(session) == 1
-            await session.commit()
-            live = await _ladders(session)
-            assert {r[1] for r in live[0] if r[0] == SITE} == {a, b, c, d}
-            a_site = [ch for ch in live[1] if ch[0] == SITE and ch[1] == a]
-            assert [ch[2] for ch in a_site] == [first.id, first.id + 1]  # in finishing order
+        # The award settles game 1: it joins in its place (before game 2), by a replay of every ladder.
+        first.status = "finished"
+        await session.commit()
+        assert await rate_settled(session) == 1
+        await session.commit()
+        live = await _ladders(session)
+        assert {r[1] for r in live[0] if r[0] == SITE} == {a, b, c, d}
+        a_site = [ch for ch in live[1] if ch[0] == SITE and ch[1] == a]
+        assert [ch[2] for ch in a_site] == [first.id, first.id + 1]  # in finishing order
 
-            await rebuild(session)
-            await session.commit()
-            assert await _ladders(session) == live
-    finally:
-        await engine.dispose()
+        await rebuild(session)
+        await session.commit()
+        assert await _ladders(session) == live
 
 
-async def test_a_pass_writes_nothing_before_its_commit_and_equals_a_rebuild(tmp_path: Path) -> None:
+async def test_a_pass_writes_nothing_before_its_commit_and_equals_a_rebuild(
+    database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]],
+) -> None:
     """Issue 24: on SQLite a pass that wrote a game's rows as it took it in held the database's one write
     lock across the rest of the pass, and no table's step could be stored meanwhile. A pass now reads and
     computes every game first — players meeting again in a later game of the same pass, their first
     ratings still unwritten, included — and writes at its commit; the ladders are a rebuild's."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'p.db'}"
-    await asyncio.to_thread(upgrade, url)
-    engine = make_engine(url)
-    sessions: async_sessionmaker[AsyncSession] = make_sessionmaker(engine)
+    engine, sessions = database
     written: list[str] = []
 
     def on_execute(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
             written.append(statement)
 
-    try:
-        async with sessions() as session:
-            a, b, c, d, room_id = await _four_players_and_a_room(session)
-            # Three games settled before the pass; a and b play all three, c and d first meet in them.
-            await _game(session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="finished")
-            await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
-            await _game(session, room_id, [c, b, a], [5, 5, -10], at=30.0, status="finished")
-            await session.commit()
+    async with sessions() as session:
+        a, b, c, d, room_id = await _four_players_and_a_room(session)
+        # Three games settled before the pass; a and b play all three, c and d first meet in them.
+        await _game(session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="finished")
+        await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
+        await _game(session, room_id, [c, b, a], [5, 5, -10], at=30.0, status="finished")
+        await session.commit()
 
-            event.listen(engine.sync_engine, "before_cursor_execute", on_execute)
-            assert await rate_settled(session) == 3
-            assert written == []  # read and computed: nothing written, no write lock taken yet
-            await session.commit()
-            event.remove(engine.sync_engine, "before_cursor_execute", on_execute)
-            assert written  # all of it at the commit
-            live = await _ladders(session)
-            site = {r[1]: r[4] for r in live[0] if r[0] == SITE}
-            assert site == {a: 3, b: 3, c: 2, d: 1}  # one rating row a player, each game counted once
-            assert len(live[2]) == 3
+        event.listen(engine.sync_engine, "before_cursor_execute", on_execute)
+        assert await rate_settled(session) == 3
+        assert written == []  # read and computed: nothing written, no write lock taken yet
+        await session.commit()
+        event.remove(engine.sync_engine, "before_cursor_execute", on_execute)
+        assert written  # all of it at the commit
+        live = await _ladders(session)
+        site = {r[1]: r[4] for r in live[0] if r[0] == SITE}
+        assert site == {a: 3, b: 3, c: 2, d: 1}  # one rating row a player, each game counted once
+        assert len(live[2]) == 3
 
-            await rebuild(session)
-            await session.commit()
-            assert await _ladders(session) == live
-    finally:
-        await engine.dispose()
+        await rebuild(session)
+        await session.commit()
+        assert await _ladders(session) == live
 
 
-async def test_passes_of_a_few_games_take_them_in_order_and_the_loop_takes_in_all(tmp_path: Path) -> None:
+async def test_passes_of_a_few_games_take_them_in_order_and_the_loop_takes_in_all(
+    database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]],
+) -> None:
     """Issue 24: the background loop's pass takes in at most `GAMES_PER_PASS` games (a hundred games ending
     together made one pass of 200 ms); the next pass follows at once. Passes of two games take in the
     earliest first, and the ladders are a rebuild's; the loop itself takes in every game."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'f.db'}"
-    await asyncio.to_thread(upgrade, url)
-    engine = make_engine(url)
-    sessions: async_sessionmaker[AsyncSession] = make_sessionmaker(engine)
+    engine, sessions = database
+    async with sessions() as session:
+        a, b, c, d, room_id = await _four_players_and_a_room(session)
+        # Made out of finishing order: passes go by finishing time, not by id.
+        late = await _game(session, room_id, [c, b, a], [5, 5, -10], at=30.0, status="finished")
+        first = await _game(session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="finished")
+        second = await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
+        await session.commit()
+
+        assert await rate_settled(session, 2) == 2
+        await session.commit()
+        assert [g[0] for g in (await _ladders(session))[2]] == sorted([first.id, second.id])
+        assert await rate_settled(session, 2) == 1
+        await session.commit()
+        live = await _ladders(session)
+        assert [g[0] for g in live[2]] == sorted([first.id, second.id, late.id])
+        await rebuild(session)
+        await session.commit()
+        assert await _ladders(session) == live
+
+        for n in range(3):  # three more games (six in all) for the loop: passes of two at most
+            await _game(session, room_id, [d, c, b], [1, 0, -1], at=40.0 + n, status="finished")
+        await session.commit()
+    assert GAMES_PER_PASS < 3
+    task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
     try:
-        async with sessions() as session:
-            a, b, c, d, room_id = await _four_players_and_a_room(session)
-            # Made out of finishing order: passes go by finishing time, not by id.
-            late = await _game(session, room_id, [c, b, a], [5, 5, -10], at=30.0, status="finished")
-            first = await _game(session, room_id, [a, b, c], [30, 0, -30], at=10.0, status="finished")
-            second = await _game(session, room_id, [a, b, d], [-20, 10, 10], at=20.0, status="finished")
-            await session.commit()
-
-            assert await rate_settled(session, 2) == 2
-            await session.commit()
-            assert [g[0] for g in (await _ladders(session))[2]] == sorted([first.id, second.id])
-            assert await rate_settled(session, 2) == 1
-            await session.commit()
-            live = await _ladders(session)
-            assert [g[0] for g in live[2]] == sorted([first.id, second.id, late.id])
-            await rebuild(session)
-            await session.commit()
-            assert await _ladders(session) == live
-
-            for n in range(3):  # three more games (six in all) for the loop: passes of two at most
-                await _game(session, room_id, [d, c, b], [1, 0, -1], at=40.0 + n, status="finished")
-            await session.commit()
-        assert GAMES_PER_PASS < 3
-        task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
-        try:
-            for _ in range(3000):  # the interval is an hour: only passes that follow at once can do it
-                async with sessions() as session:
-                    taken = len((await _ladders(session))[2])
-                if taken == 6:
-                    break
-                await asyncio.sleep(0.01)
-            assert taken == 6
-        finally:
-            task.cancel()
-            await asyncio.wait({task})
+        for _ in range(3000):  # the interval is an hour: only passes that follow at once can do it
+            async with sessions() as session:
+                taken = len((await _ladders(session))[2])
+            if taken == 6:
+                break
+            await asyncio.sleep(0.01)
+        assert taken == 6
     finally:
-        await engine.dispose()
+        task.cancel()
+        await asyncio.wait({task})
