@@ -495,6 +495,7 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
     fields = Settings.model_fields
     freeze_startup()
     young_s = fields["gc_young_ms"].default / 1000
+    assert young_s > 0, "the client collects on the timer, as the server does by default"
     collector = asyncio.create_task(
         run_collector(young_s, fields["gc_old_every"].default, fields["gc_full_interval"].default)
     )

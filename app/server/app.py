@@ -126,6 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             recovery = await recover_all(ctx)
         freeze_startup()
+        # The last step before serving: the recovered tables' clocks run from here (RULES §8.1).
+        await recovery.resume(ctx)
         if settings.gc_young_ms > 0:
             young_s, full_s = settings.gc_young_ms / 1000, settings.gc_full_interval
             background.append(
@@ -133,8 +135,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         else:
             tune_collector(settings.gc_thresholds)
-        # The last step before serving: the recovered tables' clocks run from here (RULES §8.1).
-        await recovery.resume(ctx)
         if ctx.cluster is not None:
             background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster, tick_pool), name="worker-tick"))
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))

@@ -31,10 +31,10 @@ async def _until(condition: Callable[[], bool], what: str) -> None:
 
 async def test_the_loop_collects_cycles_with_pythons_trigger_off() -> None:
     assert gc.isenabled()
-    before = _collections()
     task = asyncio.create_task(run_collector(0.005, 3, 3600))
     try:
         await _until(lambda: not gc.isenabled(), "the trigger switched off")
+        before = _collections()
         node = _Node()
         gone = weakref.ref(node)
         del node

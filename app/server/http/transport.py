@@ -62,6 +62,9 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
     # Held weakly: a lost connection's transport is freed at once (`release`), not when its address next
     # connects.
     by_address: dict[str, weakref.WeakSet[asyncio.BaseTransport]] = {}
+    # Addresses without a connection are dropped when there are this many (a pass over every connection),
+    # then at twice as many as remained: a pass per connection beyond 10,000 addresses was O(connections).
+    prune_at = [_MAX_ADDRESSES]
 
     def live(host: str) -> weakref.WeakSet[asyncio.BaseTransport]:
         open_ = weakref.WeakSet(t for t in by_address.get(host, ()) if not t.is_closing())
@@ -77,9 +80,10 @@ def guarded_protocol(header_timeout: float, max_per_address: int) -> type[H11Pro
             _held.add(transport)
             _read_at_most(transport, READ_SIZE)
             host = self.client[0] if self.client else "?"
-            if len(by_address) > _MAX_ADDRESSES:
+            if len(by_address) > prune_at[0]:
                 for key in [k for k in by_address if not live(k)]:
                     del by_address[key]
+                prune_at[0] = max(_MAX_ADDRESSES, 2 * len(by_address))
             mine = by_address.setdefault(host, weakref.WeakSet())
             # The set may still hold connections that are closing: they are weeded out (a pass over the
             # address's connections) only when it reaches the cap, not for every connection (issue 24).

@@ -246,8 +246,9 @@ def _replay_from(session: Session, first: _Settled) -> dict[int, bool]:
 
 def _rate_settled(session: Session, limit: int | None = None) -> int:
     """Take in the games settled since the last call, in order (a replay from the earliest of them when
-    it is late, see the module's docstring), the ``limit`` earliest of them if given; the caller commits.
-    Returns how many games were taken in."""
+    it is late, see the module's docstring), the ``limit`` earliest of them if given (a replay takes in every
+    game after the late one: it is rare, and a ladder must not be left half replayed); the caller commits.
+    Returns how many games were taken in (a replay: the pending ones it was started with)."""
     pending = _pending(session, limit)
     if not pending:
         return 0
@@ -266,8 +267,9 @@ def _rate_settled(session: Session, limit: int | None = None) -> int:
 
 async def rate_settled(session: AsyncSession, limit: int | None = None) -> int:
     """Take in the games settled since the last call, in order (a replay from the earliest of them when
-    it is late, see the module's docstring), the ``limit`` earliest of them if given; the caller commits.
-    Returns how many games were taken in."""
+    it is late, see the module's docstring), the ``limit`` earliest of them if given (a replay takes in every
+    game after the late one: it is rare, and a ladder must not be left half replayed); the caller commits.
+    Returns how many games were taken in (a replay: the pending ones it was started with)."""
     return await session.run_sync(_rate_settled, limit)
 
 
