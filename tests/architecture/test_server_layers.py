@@ -17,6 +17,7 @@ SERVER = Path(__file__).resolve().parents[2] / "app" / "server"
 # Lowest first. Modules at the top of `app/server` are layers of their own.
 LAYERS = [
     "timebase",
+    "collector",
     "settings",
     "logs",
     "errors",
