@@ -11,7 +11,7 @@ came, 40-50 ms every 2-3 s, and an older collection 120-260 ms (the acks' tail, 
 So after start what exists is frozen out of the collector's reach (`freeze_startup`), Python's own trigger
 is switched off, and the loop collects on a timer (`run_collector`): the young generation every
 ``young_s`` (what it holds is at most that long old: 1-4 ms at that load), the next every ``old_every``-th
-time (what survived since: 8-12 ms), everything every ``full_s`` (it scans every object made since start
+time (what survived since: 7-12 ms), everything every ``full_s`` (it scans every object made since start
 that is still alive: about half a second at 1,000 tables, hence rare; the transports' cycles, the one
 kind of garbage that piled up between full collections, are broken on close, `http.transport.release`).
 Scanning more often costs some CPU (what lives longer than ``young_s`` is scanned once or twice before it

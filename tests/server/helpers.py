@@ -5,11 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from app.bots.client import Api, Chooser, TableClient, play_table, random_chooser
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
+
+
+async def until(predicate: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    """Waits for ``predicate`` on the running loop (fails naming ``what`` after ``timeout`` seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, what
+        await asyncio.sleep(0.02)
 
 
 @dataclass

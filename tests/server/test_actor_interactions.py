@@ -6,7 +6,6 @@ numbers his actions afresh even when his predecessor's own action handed him the
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +16,7 @@ from app.server.tables.commands import Connect, Retry
 from app.server.timebase import WallMs
 from app.table import Game, TableStatus
 from app.table.proposals import Adjournment
+from tests.server.helpers import until
 from tests.server.test_actor_replies import FakeStore
 from tests.server.test_clock_holds import (
     Now,
@@ -27,14 +27,6 @@ from tests.server.test_clock_holds import (
     _started,
     substitute_decreed,
 )
-
-
-async def _until(predicate: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, what
-        await asyncio.sleep(0.02)
 
 
 async def _away(*_: Any) -> Any:
@@ -54,11 +46,11 @@ def test_a_grace_that_ends_while_the_table_cannot_reread_does_not_hold_the_clock
             actor._unsure = True  # a commit of unknown outcome within the grace
             reread = store.stored_version
             store.stored_version = _away  # type: ignore[method-assign,assignment]
-            await _until(lambda: actor._grace is None, "the grace's end was handled")
+            await until(lambda: actor._grace is None, "the grace's end was handled")
             assert "reconnect" not in actor._holds
             store.stored_version = reread  # type: ignore[method-assign]
             actor.submit(Retry())
-            await _until(lambda: actor.game is not None and not actor.game.clock.frozen, "the clock runs")
+            await until(lambda: actor.game is not None and not actor.game.clock.frozen, "the clock runs")
             assert actor._holds == set() and actor.game is not None and actor.game.clock.running is not None
         finally:
             await actor.stop()
@@ -87,14 +79,12 @@ def test_an_adjournment_past_its_limit_is_settled_though_its_timer_fired_during_
             store.impl = _away
             store.stored_version = _away  # type: ignore[method-assign,assignment]
             actor._arm_timer()
-            await _until(lambda: actor._failures > 0, "the settlement's commit failed")
-            await _until(
-                lambda: actor._unsure or actor._adjourn_timer is not None, "the timer is armed again"
-            )
+            await until(lambda: actor._failures > 0, "the settlement's commit failed")
+            await until(lambda: actor._unsure or actor._adjourn_timer is not None, "the timer is armed again")
             store.impl, store.stored_version = commit, reread  # type: ignore[method-assign]
             actor.storage_back()
             actor.submit(Retry())
-            await _until(lambda: actor.status == TableStatus.FINISHED, "the adjournment was settled")
+            await until(lambda: actor.status == TableStatus.FINISHED, "the adjournment was settled")
         finally:
             await actor.stop()
 
@@ -119,7 +109,7 @@ def test_an_adjournments_step_that_cannot_be_stored_is_retried_at_the_retrys_pac
 
             store.impl = refused
             actor._arm_timer()
-            await _until(lambda: commits >= 1 and actor._adjourn_timer is not None, "a failed try, re-armed")
+            await until(lambda: commits >= 1 and actor._adjourn_timer is not None, "a failed try, re-armed")
             timer = actor._adjourn_timer
             assert timer is not None
             # Not at once (it was re-armed with no delay, hundreds of commits a second): the backoff.

@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import weakref
-from collections.abc import Callable
 
 from app.server.collector import run_collector
+from tests.server.helpers import until
 
 
 class _Node:
@@ -21,26 +21,18 @@ def _collections() -> list[int]:
     return [generation["collections"] for generation in gc.get_stats()]
 
 
-async def _until(condition: Callable[[], bool], what: str) -> None:
-    for _ in range(3000):  # 30 s at the most: the machine may be busy, the collector is not
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"never: {what}")
-
-
 async def test_the_loop_collects_cycles_with_pythons_trigger_off() -> None:
     assert gc.isenabled()
     task = asyncio.create_task(run_collector(0.005, 3, 3600))
     try:
-        await _until(lambda: not gc.isenabled(), "the trigger switched off")
+        await until(lambda: not gc.isenabled(), "the trigger switched off", timeout=30)
         before = _collections()
         node = _Node()
         gone = weakref.ref(node)
         del node
-        await _until(lambda: gone() is None, "the cycle freed")
+        await until(lambda: gone() is None, "the cycle freed", timeout=30)
         now = _collections()
-        await _until(lambda: _collections()[1] > now[1], "an older collection")
+        await until(lambda: _collections()[1] > now[1], "an older collection", timeout=30)
         assert _collections()[2] == before[2]  # no full collection before its interval
     finally:
         task.cancel()
@@ -52,7 +44,7 @@ async def test_a_full_collection_comes_at_its_interval() -> None:
     before = _collections()[2]
     task = asyncio.create_task(run_collector(0.005, 1000, 0.05))
     try:
-        await _until(lambda: _collections()[2] > before, "a full collection")
+        await until(lambda: _collections()[2] > before, "a full collection", timeout=30)
     finally:
         task.cancel()
         await asyncio.wait({task})

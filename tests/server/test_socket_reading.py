@@ -6,7 +6,6 @@ socket as before, so what a connection holds unread stays bounded."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -14,14 +13,7 @@ from uvicorn.server import ServerState
 from websockets.asyncio.client import connect
 
 from app.server.http.transport import WebSocketProtocol, guarded_protocol
-
-
-async def _until(condition: Callable[[], bool], what: str) -> None:
-    for _ in range(3000):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"never: {what}")
+from tests.server.helpers import until
 
 
 async def test_the_socket_is_paused_only_for_a_backlog_or_a_large_message() -> None:
@@ -72,7 +64,7 @@ async def test_the_socket_is_paused_only_for_a_backlog_or_a_large_message() -> N
             await ws.send("hold")
             for text in backlog:
                 await ws.send(text)
-            await _until(lambda: bool(pauses), "the socket paused behind the backlog")
+            await until(lambda: bool(pauses), "the socket paused behind the backlog", timeout=30)
             gate.set()
             for _ in backlog:
                 assert await ws.recv() == "ok"

@@ -266,10 +266,7 @@ def _rate_settled(session: Session, limit: int | None = None) -> int:
 
 
 async def rate_settled(session: AsyncSession, limit: int | None = None) -> int:
-    """Take in the games settled since the last call, in order (a replay from the earliest of them when
-    it is late, see the module's docstring), the ``limit`` earliest of them if given (a replay takes in every
-    game after the late one: it is rare, and a ladder must not be left half replayed); the caller commits.
-    Returns how many games were taken in (a replay: the pending ones it was started with)."""
+    """`_rate_settled` on an async session; the caller commits."""
     return await session.run_sync(_rate_settled, limit)
 
 
