@@ -175,6 +175,10 @@ _TRY_LATER = (ErrorCode.SERVER_ERROR, ErrorCode.TABLE_BUSY)
 Chooser = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
 
 
+def _now() -> float:
+    return asyncio.get_running_loop().time()
+
+
 async def play_table(
     client: TableClient,
     choose: Chooser | None,
@@ -191,6 +195,7 @@ async def play_table(
     sent: dict[str, Any] = {}  # the action sent under `pending`
     acted_on: int | None = None  # the version we last acted on: one action per step
     backoff = 0.0  # after the server could not take an action: wait before sending it again
+    resend_at: float | None = None  # when `pending` goes out again (`_now`)
     while True:
         current = client.last
         if current is not None:
@@ -201,28 +206,41 @@ async def play_table(
                 action = choose(current["legal"])
                 if action is not None:
                     pending, sent = await client.act(action), action
-        message = await client.receive(timeout=idle_timeout)
-        if observe is not None:
+        wait = idle_timeout if resend_at is None else min(idle_timeout, resend_at - _now())
+        try:
+            message = await client.receive(timeout=max(0.0, wait))
+        except TimeoutError:
+            if wait >= idle_timeout:
+                raise
+            message = {}  # the pause is over
+        if observe is not None and message:
             observe(message)
         kind = message.get("type")
         if kind == "ack" and message.get("seq") == pending:
-            pending, backoff = None, 0.0
+            pending, backoff, resend_at = None, 0.0, None
         elif kind == "error" and message.get("code") in _TRY_LATER and message.get("seq") == pending:
             # The server could not store it (its database is away) or the table is flooded: sending it
-            # again at once would only add to the load. Wait longer each time, up to 5 s.
+            # again at once would only add to the load. Wait longer each time, up to 5 s, reading on: the
+            # server's word that its clocks run again sends it at once.
             # The same action under the same seq: if it was stored after all, it is acknowledged as a
             # duplicate; a new choice from an old picture could be a move the bot never meant here.
             backoff = min(5.0, max(0.25, backoff * 2))
-            await asyncio.sleep(backoff)
-            await client.send({"type": "action", "seq": pending, "action": sent})
+            resend_at = _now() + backoff
         elif kind == "error" and message.get("code") == ErrorCode.RATE_LIMITED:
             # The frame was dropped unread: back off, then send the action again under a new number.
             await asyncio.sleep(0.25)
-            pending, acted_on = None, None
+            pending, acted_on, resend_at = None, None, None
         elif kind == "error" and (
             message.get("seq") == pending or message.get("code") == ErrorCode.NOT_YOUR_TURN
         ):
-            pending, acted_on = None, None  # rejected: look again at the newest legal actions
+            # Rejected: look again at the newest legal actions.
+            pending, acted_on, resend_at = None, None, None
+        if resend_at is not None and (
+            not message or _now() >= resend_at or (kind == "clock" and not message.get("paused"))
+        ):
+            # RULES §8.1: the seat's clock runs again once the table can store: a player would act now.
+            resend_at = None
+            await client.send({"type": "action", "seq": pending, "action": sent})
 
 
 def random_chooser(rng: random.Random) -> Chooser:

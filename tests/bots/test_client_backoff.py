@@ -1,10 +1,13 @@
 """Issue 13 §11: the bundled bots do not resend at once after the server could not take an action; they
 wait, longer each time, send the same action under the same seq (acknowledged as a duplicate if it was
-stored after all), and go on once the server takes it."""
+stored after all), and go on once the server takes it. While they wait they read on: the server's word that
+the table's clocks run again (a ``clock`` frame, not paused) sends the action at once, as a player would,
+since the seat's clock runs from then (RULES §8.1)."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any, cast
 
 import pytest
@@ -15,15 +18,20 @@ LEGAL = [{"type": "bid", "bid": "6s"}]
 
 
 class _RefusingTable:
-    """A table that refuses the first ``refusals`` actions with ``code``, then acknowledges and ends."""
+    """A table that refuses the first ``refusals`` actions with ``code``, then acknowledges and ends. Its
+    time is its own: a receive that would wait for nothing moves it on by the timeout, at once. With
+    ``resume_after`` it says the clocks run again that long after the given refusal."""
 
-    def __init__(self, refusals: int, code: str) -> None:
+    def __init__(self, refusals: int, code: str, resume_after: tuple[int, float] | None = None) -> None:
         self.refusals = refusals
         self.code = code
+        self.resume_after = resume_after
+        self.now = 0.0
         self.version = 1
         self.last: dict[str, Any] | None = {"type": "snapshot", "v": 1, "status": "playing", "legal": LEGAL}
         self.sent: list[tuple[int, dict[str, Any]]] = []
-        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.sent_at: list[float] = []
+        self.inbox: list[tuple[float, dict[str, Any]]] = []
 
     async def act(self, action: dict[str, Any]) -> int:
         seq = len(self.sent) + 1
@@ -33,32 +41,64 @@ class _RefusingTable:
     async def send(self, message: dict[str, Any]) -> None:
         seq = message["seq"]
         self.sent.append((seq, message["action"]))
+        self.sent_at.append(self.now)
         if len(self.sent) <= self.refusals:
-            self.inbox.put_nowait({"type": "error", "code": self.code, "message": "later", "seq": seq})
+            refusal = {"type": "error", "code": self.code, "message": "later", "seq": seq}
+            self.inbox.append((self.now, refusal))
+            if self.resume_after is not None and self.resume_after[0] == len(self.sent):
+                frame = {"type": "clock", "table": 1, "v": 1, "paused": False, "reason": None, "clock": None}
+                self.inbox.append((self.now + self.resume_after[1], frame))
         else:
-            self.inbox.put_nowait({"type": "ack", "seq": seq, "v": 2, "duplicate": False})
+            self.inbox.append((self.now, {"type": "ack", "seq": seq, "v": 2, "duplicate": False}))
             self.last = {"type": "update", "v": 2, "status": "finished", "legal": []}
 
     async def receive(self, timeout: float | None = None) -> dict[str, Any]:
-        return await asyncio.wait_for(self.inbox.get(), timeout)
+        assert timeout is not None and timeout >= 0
+        await asyncio.sleep(0)
+        if self.inbox and self.inbox[0][0] <= self.now + timeout:
+            at, message = self.inbox.pop(0)
+            self.now = max(self.now, at)
+            return message
+        self.now += timeout
+        raise TimeoutError
+
+
+def _gaps(times: list[float]) -> list[float]:
+    return [round(b - a, 6) for a, b in itertools.pairwise(times)]
 
 
 @pytest.mark.parametrize("code", ["server_error", "table_busy"])
 async def test_a_bot_backs_off_longer_each_time_the_server_cannot_take_its_action(
     code: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    waits: list[float] = []
-    real_sleep = asyncio.sleep
-
-    async def recorded_sleep(seconds: float) -> None:
-        waits.append(seconds)
-        await real_sleep(0)
-
-    monkeypatch.setattr("app.bots.client.asyncio.sleep", recorded_sleep)
     table = _RefusingTable(refusals=6, code=code)
+    monkeypatch.setattr("app.bots.client._now", lambda: table.now)
     # The fake has TableClient's methods; play_table takes the class, not a protocol.
-    final = await play_table(cast(TableClient, table), lambda legal: legal[0], idle_timeout=5)
+    final = await play_table(cast(TableClient, table), lambda legal: legal[0], idle_timeout=60)
     assert final["status"] == "finished"
     # The refused action is sent again, the same under the same seq, once per pause, then taken.
     assert table.sent == [(1, LEGAL[0])] * 7
-    assert waits == [0.25, 0.5, 1.0, 2.0, 4.0, 5.0]
+    assert _gaps(table.sent_at) == [0.25, 0.5, 1.0, 2.0, 4.0, 5.0]
+
+
+async def test_a_waiting_bot_sends_its_action_again_as_soon_as_the_clocks_run_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Refused 4 times; 0.3 s after the 4th refusal the table can store again (the bot would wait 2 s).
+    table = _RefusingTable(refusals=4, code="server_error", resume_after=(4, 0.3))
+    monkeypatch.setattr("app.bots.client._now", lambda: table.now)
+    final = await play_table(cast(TableClient, table), lambda legal: legal[0], idle_timeout=60)
+    assert final["status"] == "finished"
+    assert table.sent == [(1, LEGAL[0])] * 5
+    assert _gaps(table.sent_at) == [0.25, 0.5, 1.0, 0.3]
+
+
+async def test_a_bot_with_nothing_to_send_again_still_gives_up_after_its_idle_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = _RefusingTable(refusals=0, code="server_error")
+    table.last = {"type": "snapshot", "v": 1, "status": "playing", "legal": []}  # not its turn, ever
+    monkeypatch.setattr("app.bots.client._now", lambda: table.now)
+    with pytest.raises(TimeoutError):
+        await play_table(cast(TableClient, table), lambda legal: legal[0], idle_timeout=7)
+    assert table.now == 7 and table.sent == []

@@ -40,7 +40,9 @@ PLAY_BEFORE = 3.0
 # database is back.
 PLAY_AFTER = 7.0
 # What the seats may lose across the outage: the mover's own thinking and its failed commit (~0.1 s; a bot
-# on a machine busy with a whole test run was seen taking 1.5 s), never the outage (5 s).
+# on a machine busy with a whole test run was seen taking 1.5 s), never the outage (5 s). The bots send a
+# refused action again as soon as the clocks run again (measured: under 20 ms lost on a quiet machine); one
+# that waited out its backoff instead lost 1.1-2.6 s, the mover's clock running meanwhile.
 CHARGE_TOLERANCE_MS = 2500
 # A long game; one second of deal time and no misère bonus, so that a charge of more than a second always
 # shows in the reserve, which a new deal does not reset.
