@@ -136,6 +136,33 @@ def test_new_tables_go_to_the_least_busy_live_worker(database: str) -> None:
     asyncio.run(scenario())
 
 
+def test_a_table_being_placed_is_left_to_its_placement_by_every_tick(database: str) -> None:
+    """A new table is nobody's between its insert and `Cluster.place`: no worker's tick adopts it then (its
+    slot's worker took it, and two new tables could both end on one worker); one nobody took for longer is
+    adopted by its slot's worker as before."""
+
+    async def scenario() -> None:
+        ctx = _ctx(database)
+        try:
+            await _setup(ctx, {"nobody": -1})  # ids 1-40, created long ago
+            async with ctx.sessions() as session, session.begin():
+                session.add_all(GameTable(id=t, room_id=1, seats=3, conventions={}, first_dealer=0,
+                                          status="waiting", version=0, created_at=time.time(), owner=None)
+                                for t in (41, 42))  # fmt: skip
+            a, b = _cluster(0, "boot-a"), _cluster(1, "boot-b")
+            for cluster in (a, b):
+                await _beat(ctx, cluster.boot)
+                await cluster.refresh(ctx)
+            assert await a.orphans(ctx) == list(range(2, 41, 2))
+            assert await b.orphans(ctx) == list(range(1, 41, 2))
+            # Its placement takes it.
+            assert await a.place(ctx, 41) == "boot-a"
+        finally:
+            await ctx.engine.dispose()
+
+    asyncio.run(scenario())
+
+
 class _Loaded:
     def __init__(self) -> None:
         self.stopped = False

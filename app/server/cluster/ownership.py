@@ -41,6 +41,9 @@ _FENCE_SLICE = 250  # ids a query names (hundreds of parameters are milliseconds
 _LIVE_OWNED_BY = select(GameTable.id).where(GameTable.owner == bindparam("boot"), GameTable.status.in_(LIVE))
 _OWNERS_OF = select(GameTable.id, GameTable.owner).where(GameTable.id.in_(bindparam("ids", expanding=True)))
 ADOPT_PER_TICK = 200
+# A new table is nobody's for a moment, between its insert and `Cluster.place`; a tick that adopted it
+# then would undo the placement (both of two new tables on one worker). Ticks leave it alone this long.
+PLACING_S = 10.0
 
 
 @dataclass
@@ -191,6 +194,7 @@ class Cluster:
                 update(GameTable)
                 .where(
                     GameTable.owner.is_(None),
+                    GameTable.created_at < time.time() - PLACING_S,  # one being placed is `place`'s
                     GameTable.status.in_(LIVE),
                     GameTable.id % self.workers == self.slot,
                 )
@@ -235,7 +239,8 @@ class Cluster:
                     select(GameTable.id, GameTable.owner)
                     .where(
                         GameTable.status.in_(LIVE),
-                        GameTable.owner.is_(None) | GameTable.owner.not_in(live),
+                        (GameTable.owner.is_(None) & (GameTable.created_at < time.time() - PLACING_S))
+                        | GameTable.owner.not_in(live),
                     )
                     .order_by(GameTable.id)
                     .limit(ADOPT_PER_TICK * 4)
