@@ -70,7 +70,9 @@ async def open_player(
             has_touch=True,
         )
     page = await context.new_page()
-    player = Player(f"p{secrets.token_hex(3)}", context, page, touch=phone is not None)
+    # Digits only: they are all as wide (tabular), so a name never changes where the phone's top bar wraps
+    # (hex letters did: a 2- or 3-line bar, 20% of a screenshot).
+    player = Player(f"p{secrets.randbelow(10**6):06d}", context, page, touch=phone is not None)
 
     def on_socket(ws: Any) -> None:
         def received(payload: str | bytes) -> None:
@@ -90,7 +92,7 @@ async def open_player(
 
 async def open_table(server: ServerProcess, seats: int, overrides: dict[str, Any]) -> tuple[int, Api]:
     operator = await login(server, OPERATOR)
-    room = await operator.create_room(f"room {secrets.token_hex(2)}", overrides)
+    room = await operator.create_room(f"room {secrets.randbelow(10**4):04d}", overrides)
     table = await operator.open_table(room["id"], seats)
     return int(table["id"]), operator
 
