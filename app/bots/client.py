@@ -175,6 +175,10 @@ _TRY_LATER = (ErrorCode.SERVER_ERROR, ErrorCode.TABLE_BUSY)
 Chooser = Callable[[list[dict[str, Any]]], dict[str, Any] | None]
 
 
+# A loop timer may fire this much before its time (the loop's clock resolution is finer still).
+_EARLY = 0.001
+
+
 def _now() -> float:
     return asyncio.get_running_loop().time()
 
@@ -196,6 +200,7 @@ async def play_table(
     acted_on: int | None = None  # the version we last acted on: one action per step
     backoff = 0.0  # after the server could not take an action: wait before sending it again
     resend_at: float | None = None  # when `pending` goes out again (`_now`)
+    storing = False  # whether it waits because the table could not store it (not because it was busy)
     while True:
         current = client.last
         if current is not None:
@@ -206,11 +211,12 @@ async def play_table(
                 action = choose(current["legal"])
                 if action is not None:
                     pending, sent = await client.act(action), action
-        wait = idle_timeout if resend_at is None else min(idle_timeout, resend_at - _now())
+        # While an action waits to go out again, only its pause bounds the wait (at most 5 s).
+        wait = idle_timeout if resend_at is None else max(0.0, resend_at - _now())
         try:
-            message = await client.receive(timeout=max(0.0, wait))
+            message = await client.receive(timeout=wait)
         except TimeoutError:
-            if wait >= idle_timeout:
+            if resend_at is None or _now() < resend_at - _EARLY:
                 raise
             message = {}  # the pause is over
         if observe is not None and message:
@@ -226,6 +232,7 @@ async def play_table(
             # duplicate; a new choice from an old picture could be a move the bot never meant here.
             backoff = min(5.0, max(0.25, backoff * 2))
             resend_at = _now() + backoff
+            storing = message.get("code") == ErrorCode.SERVER_ERROR
         elif kind == "error" and message.get("code") == ErrorCode.RATE_LIMITED:
             # The frame was dropped unread: back off, then send the action again under a new number.
             await asyncio.sleep(0.25)
@@ -236,9 +243,13 @@ async def play_table(
             # Rejected: look again at the newest legal actions.
             pending, acted_on, resend_at = None, None, None
         if resend_at is not None and (
-            not message or _now() >= resend_at or (kind == "clock" and not message.get("paused"))
+            not message
+            or _now() >= resend_at - _EARLY
+            or (storing and kind == "clock" and not message.get("paused"))
+            or (storing and kind == "update")
         ):
-            # RULES §8.1: the seat's clock runs again once the table can store: a player would act now.
+            # RULES §8.1: the seat's clock runs again once the table can store (it says so, or it stored a
+            # step, a server move of its retry): a player would act now. A busy table's word is its pause.
             resend_at = None
             await client.send({"type": "action", "seq": pending, "action": sent})
 

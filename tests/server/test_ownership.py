@@ -17,7 +17,7 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.db.models import GameTable, Room, ServerState, User, WorkerSlot
 from app.server.accounts.sessions import SignedTickets, redeem_signed
-from app.server.cluster.ownership import Cluster
+from app.server.cluster.ownership import PLACING_S, Cluster
 from app.server.storage import HEARTBEAT_PREFIX
 from app.server.timebase import wall_ms
 from tests.server.conftest import database_for
@@ -145,16 +145,22 @@ def test_a_table_being_placed_is_left_to_its_placement_by_every_tick(database: s
         ctx = _ctx(database)
         try:
             await _setup(ctx, {"nobody": -1})  # ids 1-40, created long ago
+            # 41 and 42 being placed now; 43 nobody took for just over PLACING_S.
+            created = {41: time.time(), 42: time.time(), 43: time.time() - PLACING_S - 1}
             async with ctx.sessions() as session, session.begin():
                 session.add_all(GameTable(id=t, room_id=1, seats=3, conventions={}, first_dealer=0,
-                                          status="waiting", version=0, created_at=time.time(), owner=None)
-                                for t in (41, 42))  # fmt: skip
+                                          status="waiting", version=0, created_at=at, owner=None)
+                                for t, at in created.items())  # fmt: skip
             a, b = _cluster(0, "boot-a"), _cluster(1, "boot-b")
             for cluster in (a, b):
                 await _beat(ctx, cluster.boot)
                 await cluster.refresh(ctx)
             assert await a.orphans(ctx) == list(range(2, 41, 2))
-            assert await b.orphans(ctx) == list(range(1, 41, 2))
+            assert await b.orphans(ctx) == [*range(1, 41, 2), 43]
+            # A worker starting in slot 0 takes its share of the old ones, not the one being placed.
+            await a.register(ctx)
+            owners = await _owners(ctx)
+            assert owners[42] is None and all(owners[t] == "boot-a" for t in range(2, 41, 2))
             # Its placement takes it.
             assert await a.place(ctx, 41) == "boot-a"
         finally:
