@@ -1,8 +1,9 @@
 """Issue 13 §11: the bundled bots do not resend at once after the server could not take an action; they
 wait, longer each time, send the same action under the same seq (acknowledged as a duplicate if it was
-stored after all), and go on once the server takes it. While they wait they read on: the server's word that
-the table's clocks run again (a ``clock`` frame, not paused) sends the action at once, as a player would,
-since the seat's clock runs from then (RULES §8.1)."""
+stored after all), and go on once the server takes it. While they wait they read on: after a storage
+refusal the server's word that the table stores again (a ``clock`` frame, not paused, or an update) sends the
+action at once, as a player would, since the seat's clock runs from then (RULES §8.1); a busy table's pause
+is waited out."""
 
 from __future__ import annotations
 

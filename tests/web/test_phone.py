@@ -25,8 +25,9 @@ SETTLED_BOTTOM = (
     "el => { el.getAnimations().forEach(a => a.finish()); return el.getBoundingClientRect().bottom; }"
 )
 TOLERANCE = 0.04  # share of pixels (runs differ by < 0.2%): room for names and fonts, not for a broken layout
-# Between two deals one seat's info line was seen one line taller in 2 of 8 CI runs (6.0% and 6.9% of the
-# pixels; cause not found: not the names, not the clocks' width). Its layout is asserted above the shot too.
+# Between two deals one seat's info line was seen one line taller in 2 CI runs of 2026-12-02 (6.0%, 6.9%
+# of the pixels; cause not found: not the names, not the clocks' width). Its layout is asserted above
+# the shot too.
 DEAL_END_TOLERANCE = 0.10
 SHOTS = {
     DECLARER: ("bidding", "discard", "contract", "play", "deal_end", "sheet"),
