@@ -98,8 +98,8 @@ async def test_a_sanction_row_and_its_audit_line_are_stored_in_the_sheets_own_co
         out = await asyncio.wait_for(reply, 5)
         (commit,) = store.writes[before:]
         assert commit.table["sheet"]["history"][-1]["kind"] == "sanction"
-        assert commit.sanction_rows == [{**row, "line": out["sheet"]["history"][-1]}]
-        assert commit.audit_rows == [audit]
+        assert commit.sanction_rows == ({**row, "line": out["sheet"]["history"][-1]},)
+        assert commit.audit_rows == (audit,)
     finally:
         await actor.stop()
 
@@ -128,6 +128,6 @@ async def test_answers_run_no_clock_and_an_operators_decision_is_audited_in_its_
         line = {"action": "decree_adjourn", "target": "table 1"}
         decided = await life(lambda _s: Decree(ProposalKind.ADJOURN, "closing"), line)
         assert decided["life"]["proposal"]["reason"] == "closing"
-        assert store.writes[-1].audit_rows == [line]
+        assert store.writes[-1].audit_rows == (line,)
     finally:
         await actor.stop()

@@ -72,7 +72,6 @@ class ViewCache:
 
     version: int = -1
     parts: dict[int | None, tuple[orjson.Fragment, orjson.Fragment]] = field(default_factory=dict)
-    public: dict[str, Any] | None = None  # the version's `public_view`, built for its first snapshot
     sheet: ScoreSheet | None = None
     sheet_json: orjson.Fragment | None = None
 
@@ -82,12 +81,15 @@ class ViewCache:
         if version != self.version:
             self.version = version
             self.parts.clear()
-            self.public = _public(game)
         parts = self.parts.get(seat)
         if parts is None:
+            # The version's public view is built again for each kind of viewer that asks for a snapshot,
+            # not kept from its update: kept, every table's would live as long as its version, scanned by
+            # the cycle collector twice for every move (a few dozen dicts and lists each), for snapshots
+            # that come seldom (a new socket, a resync) and then once per kind of viewer (issue 24).
             legal = _legal(game, seat)
             parts = self.parts[seat] = (
-                _fragment(_view(game, self.public, seat, legal)),
+                _fragment(_view(game, _public(game), seat, legal)),
                 _fragment(legal),
             )
         return parts
@@ -179,10 +181,6 @@ def publish_update(
         actions=actions,
         life=_fragment(None if game is None else game.life_json()),
     )
-    if cache is not None and cache.version != version:  # the version's first snapshot builds on it too
-        cache.version = version
-        cache.parts.clear()
-        cache.public = shared.public
     built: dict[int | None, str] = {}
     for conn in list(connections):
         if conn.closed.is_set():

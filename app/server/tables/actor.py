@@ -72,6 +72,7 @@ from app.server.tables.commands import (
     Unseat,
     fail,
 )
+from app.server.tables.mailbox import Mailbox
 from app.server.tables.robot import OffLoopRobot
 from app.server.tables.robot_levels import robot_level
 from app.server.timebase import MonoMs, WallMs, mono_ms, wall_ms
@@ -201,7 +202,7 @@ class TableActor:
         self.game: Game | None = None
         self.next_action_seq = 1
         self.connections: set[Connection] = set()
-        self.queue: asyncio.Queue[Command] = asyncio.Queue()
+        self.queue: Mailbox[Command] = Mailbox()
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0  # the deadline (monotonic ms) `_timer` was armed for
@@ -309,7 +310,9 @@ class TableActor:
         await self._guarded(None)
         self._arm_timer()
         while True:
-            command = await self.queue.get()
+            if self.queue.empty():
+                await self.queue.wait()
+            command = self.queue.get_nowait()
             if self._quiescing:
                 fail(command, SeatError(ErrorCode.TABLE_CLOSED, "the server is stopping; try again"))
                 return
@@ -450,7 +453,7 @@ class TableActor:
     async def _on_sit(self, sit: Sit) -> None:
         seat, seating = self.seating.sit(sit.user_id, sit.name, sit.seat, started=self.game is not None)
         write = StepWrite(
-            seats=[{"table_id": self.table_id, "seat": seat, "user_id": sit.user_id, "last_client_seq": 0}]
+            seats=({"table_id": self.table_id, "seat": seat, "user_id": sit.user_id, "last_client_seq": 0},)
         )
         now = self._now()
         # The last seat and the start of the game are stored together: no table is left full and waiting
@@ -807,19 +810,19 @@ class TableActor:
             if award.entry:
                 outcome = result.game.outcome
                 settlement = None if outcome is None else outcome.settlement_json()
-                write.award_rows.append({**award.entry, "settlement": settlement})
+                write.award_rows += ({**award.entry, "settlement": settlement},)
             if award.audit:
-                write.audit_rows.append(award.audit)
+                write.audit_rows += (award.audit,)
         if judge is not None:  # admin: the sanction's row and audit line in the sheet's own commit
             if judge.sanction is not None:
                 line = result.game.sheet.history[-1].to_json()
-                write.sanction_rows.append({**judge.sanction, "line": line})
+                write.sanction_rows += ({**judge.sanction, "line": line},)
             if judge.revoked is not None:
                 write.sanction_revocations[judge.revoked[0]] = judge.revoked[1]
             if judge.audit is not None:
-                write.audit_rows.append(judge.audit)
+                write.audit_rows += (judge.audit,)
         if life is not None and life.audit is not None:  # an operator's decision, audited in its commit
-            write.audit_rows.append(life.audit)
+            write.audit_rows += (life.audit,)
         await self._commit(write)
         self.next_action_seq += stored
         if after is result.game:
