@@ -30,6 +30,12 @@ class FakeConn:
     def send(self, message: Any) -> None:
         self.sent.append(message)
 
+    def hold(self) -> None:  # the frames are recorded as sent: there is no socket to write them to
+        pass
+
+    def release(self) -> None:
+        pass
+
 
 class Recording(FakeStore):
     def __init__(self) -> None:

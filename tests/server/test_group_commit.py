@@ -60,6 +60,12 @@ class FakeConnection:
         self.frames.append(data)
         self.arrived.set()
 
+    def hold(self) -> None:  # the frames are recorded as sent: there is no socket to write them to
+        pass
+
+    def release(self) -> None:
+        pass
+
     def close(self) -> None:
         self.closed.set()
 

@@ -96,6 +96,9 @@ class Connection:
         # websocket's own send wait or refuse (`app.server.http.transport.WebSocketProtocol`).
         protocol = None if self.transport is None else self.transport.get_protocol()
         self._send_now: Callable[[str], bool] | None = getattr(protocol, "send_text_now", None)
+        self._send_many: Callable[[list[str]], bool] | None = getattr(protocol, "send_texts_now", None)
+        # Frames held by `hold` until `release` writes them together (None: frames go out as sent).
+        self._held: list[str] | None = None
         # Frames waiting behind a send that waited (empty while frames go straight to the socket).
         self.backlog: collections.deque[str] = collections.deque()
         self.queue_frames = queue_frames
@@ -129,6 +132,37 @@ class Connection:
             text = message
         else:
             text = message.model_dump_json() if isinstance(message, BaseModel) else _dumps(message)
+        if self._held is not None:
+            self._held.append(text)
+            return
+        self._send_text(text)
+
+    def hold(self) -> None:
+        """Hold the frames sent from now until `release`, which writes them in one go: the table actor
+        holds a mover's socket from its step's update to its ack, within one turn of the loop, so that
+        the two cost one system call (issue 24), not two."""
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        """Write the frames held since `hold`, in their order (a no-op when nothing is held)."""
+        held, self._held = self._held, None
+        if not held or self.closed.is_set():
+            return
+        if len(held) > 1 and self._sender is None and self._started and self._send_many is not None:
+            try:
+                if self._send_many(held):
+                    return
+            except Exception:  # a broken socket only ends this connection, as on `_write`'s path
+                log.debug("connection %s: send failed", self.id, exc_info=True)
+                self._broken()
+                return
+        for text in held:
+            self._send_text(text)
+
+    def _send_text(self, text: str) -> None:
+        if self.closed.is_set():  # (a frame before it broke the socket)
+            return
         if self._sender is None and self._started:
             self._write(text)
             return

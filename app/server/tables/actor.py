@@ -553,42 +553,48 @@ class TableActor:
     # ---- the game ----------------------------------------------------------------------------------
 
     async def _on_act(self, conn: Connection, seq: int, data: dict[str, Any], *, received_ms: int) -> None:
-        seat = conn.seat
-
-        def reject(code: ErrorCode, message: str) -> None:
-            conn.send(ErrorMessage(code=code, message=message, seq=seq))
-
+        """A seat's action; what the step sends the mover goes out with the reply, in one write."""
         try:
-            if self.seating.numbered(seat, seq, data) == "retry":
-                # A retry of the command already applied: acknowledged again, applied once.
-                return conn.send(AckMessage(seq=seq, v=self.version, duplicate=True))
-            assert seat is not None  # `numbered` refuses a spectator's action
-            if self.game is None:
-                return reject(ErrorCode.NOT_STARTED, "the game has not started")
-            action = player_action(data, seat)
-            command = SeatAction(seat, action, received_ms=received_ms)  # §8.6: counts when received
-            result = await self._run_step(command, client=(seat, seq))
-        except (EngineError, TableRefused) as exc:
-            return reject(exc.code, str(exc))
-        except SeatError as exc:  # the step failed and the game was ended (or could not be)
-            return reject(exc.code, exc.message)
-        except Exception:
-            # Not committed, so not applied: the client may send the same command again.
-            reject(ErrorCode.SERVER_ERROR, "the action could not be stored; nothing changed")
-            raise
-        # The seat's numbering goes on from this action unless the step gave the seat a new numbering:
-        # a join carried it into the seat's new place already, and a substitute whose seat this step
-        # handed over (the holder's own action ended the deal) numbers his actions afresh (RULES §7.7).
-        renumbered = result.joined is not None or any(change.seat == seat for change in result.substituted)
-        if result.too_late:
-            if not renumbered:
-                self.seating = self.seating.applied(seat, seq, None)
-            reject(ErrorCode.NOT_YOUR_TURN, "too late: your time ran out before the action arrived")
-        else:
-            if not renumbered:
-                self.seating = self.seating.applied(seat, seq, action.to_json())
-            conn.send(ack_text(seq, self.version))
-            metrics.action_accepted()
+            seat = conn.seat
+
+            def reject(code: ErrorCode, message: str) -> None:
+                conn.send(ErrorMessage(code=code, message=message, seq=seq))
+
+            try:
+                if self.seating.numbered(seat, seq, data) == "retry":
+                    # A retry of the command already applied: acknowledged again, applied once.
+                    return conn.send(AckMessage(seq=seq, v=self.version, duplicate=True))
+                assert seat is not None  # `numbered` refuses a spectator's action
+                if self.game is None:
+                    return reject(ErrorCode.NOT_STARTED, "the game has not started")
+                action = player_action(data, seat)
+                command = SeatAction(seat, action, received_ms=received_ms)  # §8.6: counts when received
+                result = await self._run_step(command, client=(seat, seq), mover=conn)
+            except (EngineError, TableRefused) as exc:
+                return reject(exc.code, str(exc))
+            except SeatError as exc:  # the step failed and the game was ended (or could not be)
+                return reject(exc.code, exc.message)
+            except Exception:
+                # Not committed, so not applied: the client may send the same command again.
+                reject(ErrorCode.SERVER_ERROR, "the action could not be stored; nothing changed")
+                raise
+            # The seat's numbering goes on from this action unless the step gave the seat a new numbering:
+            # a join carried it into the seat's new place already, and a substitute whose seat this step
+            # handed over (the holder's own action ended the deal) numbers his actions afresh (RULES §7.7).
+            renumbered = result.joined is not None or any(
+                change.seat == seat for change in result.substituted
+            )
+            if result.too_late:
+                if not renumbered:
+                    self.seating = self.seating.applied(seat, seq, None)
+                reject(ErrorCode.NOT_YOUR_TURN, "too late: your time ran out before the action arrived")
+            else:
+                if not renumbered:
+                    self.seating = self.seating.applied(seat, seq, action.to_json())
+                conn.send(ack_text(seq, self.version))
+                metrics.action_accepted()
+        finally:
+            conn.release()  # the step's frames to the mover (held by `_store`) and the reply
 
     async def _on_award(self, award: Award) -> None:
         if self.game is None:
@@ -716,8 +722,10 @@ class TableActor:
         adjudication: tuple[int, Award] | None = None,
         judge: Judge | None = None,
         life: Life | None = None,
+        mover: Connection | None = None,
     ) -> Step:
-        """Compute the step, store it, then adopt and publish it (TableRefused: nothing happened)."""
+        """Compute the step, store it, then adopt and publish it (TableRefused: nothing happened).
+        ``mover``: the socket whose action it is, held from the publishing on (the caller releases it)."""
         stored_game = self.game
         if stored_game is None:
             raise TableRefused(ErrorCode.NOT_STARTED, "the game has not started")
@@ -746,7 +754,9 @@ class TableActor:
             raise SeatError(ErrorCode.SERVER_ERROR, "the table failed and its game was ended") from exc
         if not result.changed:
             return result
-        await self._store(game, result, now, client=client, adjudication=adjudication, judge=judge, life=life)
+        await self._store(
+            game, result, now, client=client, adjudication=adjudication, judge=judge, life=life, mover=mover
+        )
         return result
 
     async def _run_abort(self, game: Game, now: int, exc: Exception) -> None:
@@ -766,6 +776,7 @@ class TableActor:
         adjudication: tuple[int, Award] | None = None,
         judge: Judge | None = None,
         life: Life | None = None,
+        mover: Connection | None = None,
     ) -> None:
         """Store the step computed from ``game`` at ``now``, then adopt and publish it."""
         joined = result.joined
@@ -824,6 +835,9 @@ class TableActor:
         if life is not None and life.audit is not None:  # an operator's decision, audited in its commit
             write.audit_rows += (life.audit,)
         await self._commit(write)
+        if mover is not None:
+            # No await from here to the caller's ack: what the mover is sent meanwhile goes in one write.
+            mover.hold()
         self.next_action_seq += stored
         if after is result.game:
             self._holds.discard("reconnect")
