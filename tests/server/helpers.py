@@ -13,6 +13,19 @@ from app.bots.client import Api, Chooser, TableClient, play_table, random_choose
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
 
 
+class CollectingConnection:
+    """A viewer's connection for the publishing functions: its seat, and the frames it is sent."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.resync_pending = True
+        self.closed = asyncio.Event()
+        self.frames: list[str] = []
+
+    def send(self, text: str) -> None:
+        self.frames.append(text)
+
+
 async def until(predicate: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
     """Waits for ``predicate`` on the running loop (fails naming ``what`` after ``timeout`` seconds)."""
     loop = asyncio.get_running_loop()

@@ -1,6 +1,6 @@
 """A mover's update and ack in one write (issue 24): a connection held by the table actor keeps the frames
 sent to it until it is released, then writes them together, in order; nothing is lost or reordered when
-the socket cannot take them at once, and nothing is written to a socket closed meanwhile."""
+the socket cannot take them at once, and a close lets the frames sent before it out first."""
 
 from __future__ import annotations
 
@@ -101,12 +101,14 @@ async def test_held_frames_a_socket_cannot_take_now_go_by_its_own_send_in_order(
     assert socket.sent == ["a", "b", "c"] and protocol.writes == []
 
 
-async def test_nothing_held_is_written_to_a_socket_closed_before_the_release() -> None:
+async def test_frames_held_when_the_socket_is_closed_go_out_before_the_close_and_none_after() -> None:
     protocol = _Protocol()
     conn, socket = _connection(protocol)
     conn.hold()
     conn.send("update")
     conn.close()
+    assert protocol.writes == [["update"]]  # sent before the close: written before it
+    conn.send("late")  # after the close: never written
     conn.release()
     await asyncio.sleep(0)
-    assert protocol.writes == [] and socket.sent == []
+    assert protocol.writes == [["update"]] and socket.sent == []

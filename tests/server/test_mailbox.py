@@ -33,6 +33,15 @@ async def test_a_wait_ends_when_a_command_comes_and_not_before() -> None:
     assert box.wait().done() is False  # empty again: the next wait waits
 
 
+async def test_a_second_reader_waiting_at_once_is_refused() -> None:
+    box: Mailbox[str] = Mailbox()
+    first = box.wait()
+    with pytest.raises(RuntimeError):
+        box.wait()  # it would take the first reader's wakeup
+    box.put_nowait("x")
+    assert first.done()
+
+
 async def test_a_wait_with_a_command_already_there_is_done_at_once() -> None:
     box: Mailbox[str] = Mailbox()
     box.put_nowait("first")

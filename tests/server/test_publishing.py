@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from dataclasses import replace
@@ -14,17 +13,7 @@ from app.engine.views import view
 from app.protocol.messages import SeatInfo, SnapshotMessage, UpdateMessage
 from app.server.connections.publishing import ViewCache, outcome_message, publish_update, send_snapshot
 from app.table import ServerMoves, start_game
-
-
-class _Collecting:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.resync_pending = True
-        self.closed = asyncio.Event()
-        self.frames: list[str] = []
-
-    def send(self, text: str) -> None:
-        self.frames.append(text)
+from tests.server.helpers import CollectingConnection
 
 
 def test_the_encoded_update_is_the_protocol_message_for_each_viewer() -> None:
@@ -33,7 +22,7 @@ def test_the_encoded_update_is_the_protocol_message_for_each_viewer() -> None:
                          moves=ServerMoves(lambda: shuffle_action(rng)))  # fmt: skip
     game = started.game
     clock = game.clock.snapshot(10)
-    conns = [_Collecting(seat) for seat in (0, 1, 2, None, 1)]
+    conns = [CollectingConnection(seat) for seat in (0, 1, 2, None, 1)]
     publish_update(conns, table_id=7, version=3, status=game.status.value, game=game,  # type: ignore[arg-type]
                    events=started.events, sheet_changed=True, now_ms=10, actions=1)  # fmt: skip
     texts = set()
@@ -65,7 +54,7 @@ def test_a_snapshot_is_the_protocol_message_built_from_parts_encoded_once_per_ve
     cache = ViewCache()
     seats = [SeatInfo(seat=s, user=f"u{s}", connected=True) for s in range(3)]
     for seat in (0, 1, 2, None):
-        conn = _Collecting(seat)
+        conn = CollectingConnection(seat)
         for now in (10, 20):
             send_snapshot(conn, table_id=7, version=3, status="playing", seats=seats, game=game,  # type: ignore[arg-type]
                           last_seq=4, now_ms=now, actions=1, cache=cache)  # fmt: skip

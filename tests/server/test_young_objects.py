@@ -8,7 +8,6 @@ protocol's message."""
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import random
 
@@ -20,6 +19,7 @@ from app.protocol.messages import SeatInfo, SnapshotMessage
 from app.server.connections.publishing import ViewCache, publish_update, send_snapshot
 from app.server.storage import StepWrite
 from app.table import Game, SeatAction, ServerMoves, Step, start_game, step
+from tests.server.helpers import CollectingConnection
 
 
 def _tracked_beyond(root: object, known: object) -> list[object]:
@@ -42,17 +42,6 @@ def _tracked_beyond(root: object, known: object) -> list[object]:
         todo.extend(gc.get_referents(item))
     del found[id(root)]
     return list(found.values())
-
-
-class _Collecting:
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.resync_pending = True
-        self.closed = asyncio.Event()
-        self.frames: list[str] = []
-
-    def send(self, text: str) -> None:
-        self.frames.append(text)
 
 
 def _played(seed: int, moves: int) -> tuple[Game, Step]:
@@ -90,7 +79,7 @@ def test_a_steps_write_holds_its_json_columns_encoded() -> None:
 def test_the_view_cache_keeps_no_view_tree_and_its_snapshot_is_still_the_protocols() -> None:
     game, result = _played(3, 5)
     cache = ViewCache()
-    conns = [_Collecting(seat) for seat in (0, 1, 2, None)]
+    conns = [CollectingConnection(seat) for seat in (0, 1, 2, None)]
     publish_update(conns, table_id=7, version=9, status=game.status.value, game=game,  # type: ignore[arg-type]
                    events=result.events, sheet_changed=False, now_ms=50, actions=9, cache=cache)  # fmt: skip
     assert all(len(c.frames) == 1 for c in conns)

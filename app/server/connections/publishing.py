@@ -181,6 +181,9 @@ def publish_update(
         actions=actions,
         life=_fragment(None if game is None else game.life_json()),
     )
+    if cache is not None and cache.version != version:  # the last version's snapshot parts go now
+        cache.version = version
+        cache.parts.clear()
     built: dict[int | None, str] = {}
     for conn in list(connections):
         if conn.closed.is_set():

@@ -185,19 +185,23 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         super().connection_lost(exc)
         release(self.transport)
 
+    def _may_send_now(self) -> bool:
+        """``send`` would write at once: the transport takes data, and the socket is open and upgraded."""
+        return (
+            self.writable.is_set()
+            and not self.disconnected
+            and not self.close_sent
+            and self.handshake_complete
+            and self.initial_response is None
+        )
+
     def send_text_now(self, text: str) -> bool:
         """Writes a text frame to the transport at once, as uvicorn's ``send`` of a ``websocket.send``
         message does when it need not wait, without the message's way down through the app's and
         Starlette's send wrappers (a tenth of the cost of every frame, paid for each of a table's viewers;
         issue 24). False, with nothing written, whenever ``send`` would do anything else: wait for the
         transport, refuse a socket that is closing or closed, or answer a handshake."""
-        if (
-            not self.writable.is_set()
-            or self.disconnected
-            or self.close_sent
-            or not self.handshake_complete
-            or self.initial_response is not None
-        ):
+        if not self._may_send_now():
             return False
         try:
             self.conn.send_text(text.encode())
@@ -210,13 +214,7 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         """`send_text_now` of several frames in one write to the transport (one system call, one
         segment where they fit: a move's update and its ack to the mover). False, with nothing
         written, whenever `send_text_now` would refuse."""
-        if (
-            not self.writable.is_set()
-            or self.disconnected
-            or self.close_sent
-            or not self.handshake_complete
-            or self.initial_response is not None
-        ):
+        if not self._may_send_now():
             return False
         try:
             for text in texts:  # nothing runs between them: the state checked for the first holds for all

@@ -45,6 +45,8 @@ class Mailbox(Generic[T]):
 
     def wait(self) -> asyncio.Future[None]:
         """Done once a command is there (already done if one is)."""
+        if self._waiter is not None and not self._waiter.done():
+            raise RuntimeError("a mailbox has one reader: it is waiting already")
         waiter = asyncio.get_running_loop().create_future()
         if self._items:
             waiter.set_result(None)
