@@ -197,9 +197,7 @@ class Connection:
         """Closes the socket once the frames sent before are out (at once for a client too slow)."""
         if self.closed.is_set():
             return
-        held, self._held = self._held, None
-        for text in held or ():  # what was sent before the close goes before it, held or not
-            self._send_text(text)
+        self.release()  # what was sent before the close goes before it, held or not
         if self.closed.is_set():  # one of them found the client too slow and closed the socket
             return
         self.close_code = code
