@@ -13,6 +13,7 @@ from sqlalchemy import (
     Dialect,
     Engine,
     Executable,
+    Insert,
     Select,
     Table,
     and_,
@@ -106,7 +107,7 @@ def _execute_all(conn: Connection, statements: list[Statement]) -> None:
             assert rows is not None
             parameters = [prepared.parameters(row) for row in rows]
             try:
-                cursor.executemany(prepared.sql, parameters)
+                prepared.run(cursor, parameters)
             except conn.dialect.loaded_dbapi.Error as exc:
                 # As SQLAlchemy's own execution raises it (a refused row is an IntegrityError: the writer
                 # then commits the batch's writes one by one).
@@ -129,6 +130,8 @@ class _Prepared:
     sql: str
     # Per parameter: the row's key (None: the statement's own value), that value, the type's processor.
     sources: tuple[tuple[str | None, Any, Callable[[Any], Any] | None], ...]
+    # The statement for several rows at once (`_Rows`), or None: one row at a time.
+    many: _Rows | None = None
 
     def parameters(self, row: dict[str, Any]) -> tuple[Any, ...]:
         out = []
@@ -137,6 +140,67 @@ class _Prepared:
             out.append(value if process is None else process(value))  # None too: JSON's None is 'null'
 
         return tuple(out)
+
+    def run(self, cursor: Any, parameters: list[tuple[Any, ...]]) -> None:
+        """Every row, as few statements as `_Rows` allows (one row at a time without it)."""
+        many = self.many
+        if many is None or len(parameters) < 2 or not many.distinct(parameters):
+            cursor.executemany(self.sql, parameters)
+            return
+        done = 0
+        for size in many.chunks(len(parameters)):
+            if size == 1:
+                cursor.execute(self.sql, parameters[done])
+            else:
+                cursor.execute(
+                    many.sql(size), [value for row in parameters[done : done + size] for value in row]
+                )
+            done += size
+
+
+# Parameters in one statement: SQLite's limit before 3.32 (a build may still set it so low).
+_MAX_PARAMETERS = 999
+# Rows in one statement at most, and the sizes it is cut into (powers of two): each size is a statement of
+# its own text, prepared once and kept by the driver's statement cache, not parsed anew for every batch.
+# A statement of more rows costs SQLite more CPU a row than `executemany` (twice as much at 64 inserted
+# rows, a sixth more at 8); a batch at 1,000 tables is 5-20 steps.
+_MAX_ROWS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """One statement for several rows, on SQLite: an ``INSERT`` with several ``VALUES`` rows, or an
+    ``UPDATE ... FROM`` a ``VALUES`` list keyed by the rows' primary keys. `executemany` runs a statement
+    per row, each a round of the driver letting go of the GIL and taking it back; the writer thread waited
+    for the event loop at each (up to the interpreter's switch interval), and a batch of a few dozen rows
+    took 3-5 times its CPU time to commit: the acks' tail at 1,000 tables (issue 24). Its cost is one
+    statement per power of two of rows."""
+
+    head: str
+    row: str
+    tail: str
+    width: int  # parameters in a row
+    # An UPDATE: the positions of the row's key parameters (no two rows may update the same row: which
+    # of them wins is not defined, so such rows go one at a time).
+    keys: tuple[int, ...] = ()
+
+    def sql(self, size: int) -> str:
+        return self.head + ", ".join([self.row] * size) + self.tail
+
+    def chunks(self, count: int) -> list[int]:
+        largest = min(_MAX_ROWS, max(1, _MAX_PARAMETERS // self.width))
+        sizes = []
+        while count:
+            size = min(largest, 1 << (count.bit_length() - 1))
+            sizes.append(size)
+            count -= size
+        return sizes
+
+    def distinct(self, parameters: list[tuple[Any, ...]]) -> bool:
+        if not self.keys:
+            return True
+        keys = self.keys
+        return len({tuple(row[i] for i in keys) for row in parameters}) == len(parameters)
 
 
 _PREPARED: dict[tuple[Executable, tuple[str, ...]], _Prepared | None] = {}
@@ -182,7 +246,38 @@ def _prepare(dialect: Dialect, statement: Executable, keys: tuple[str, ...]) -> 
             sources.append((None, bind.value, process))
         else:
             return None
-    return _Prepared(compiled.string, tuple(sources))
+    names = tuple(compiled.positiontup)
+    return _Prepared(compiled.string, tuple(sources), _rows(statement, compiled.string, names))
+
+
+def _rows(statement: Executable, sql: str, names: tuple[str, ...]) -> _Rows | None:
+    """The several-rows form of a prepared statement: every INSERT (its one ``VALUES`` row repeated), and
+    the UPDATEs declared in `_KEYED` (the rows' values in a ``WITH`` list it is joined to)."""
+    width = len(names)
+    placeholders = "(" + ", ".join(["?"] * width) + ")"
+    if isinstance(statement, Insert):
+        head, found, row = sql.rpartition(" VALUES ")
+        if not found or row != placeholders:
+            return None
+        return _Rows(head + found, row, "", width)
+    keyed = _KEYED.get(statement)
+    if keyed is None or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
+        return None
+    column = {name: f'v."p{i}"' for i, name in enumerate(names)}
+    head = "WITH v(" + ", ".join(f'"p{i}"' for i in range(width)) + ") AS (VALUES "
+    sets = ", ".join(f'"{c}" = {column[name]}' for c, name in keyed.sets.items())
+    where = " AND ".join(f'"{keyed.table}"."{c}" = {column[name]}' for c, name in keyed.keys.items())
+    tail = f') UPDATE "{keyed.table}" SET {sets} FROM v WHERE {where}'
+    return _Rows(head, placeholders, tail, width, tuple(names.index(n) for n in keyed.keys.values()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Keyed:
+    """An UPDATE of one row by its key: the table, its set columns and its key columns (column: bind)."""
+
+    table: str
+    sets: dict[str, str]
+    keys: dict[str, str]
 
 
 def _statements(batch: Iterable[Pending]) -> list[Statement]:
@@ -286,6 +381,10 @@ _SEAT = and_(SEATS.c.table_id == bindparam("t"), SEATS.c.seat == bindparam("s"))
 _SEAT_REMOVED = delete(SEATS).where(_SEAT)
 _SEATS_REMOVED = delete(SEATS).where(SEATS.c.table_id == bindparam("t"))
 _SEAT_SEQ = update(SEATS).where(_SEAT).values(last_client_seq=bindparam("q"))
+# The UPDATEs of every step, run several rows at once (`_Rows`); the tables' updates are added as built.
+_KEYED: dict[Executable, _Keyed] = {
+    _SEAT_SEQ: _Keyed(SEATS.name, {"last_client_seq": "q"}, {"table_id": "t", "seat": "s"}),
+}
 _SEAT_SUBSTITUTED = update(SEATS).where(_SEAT).values(user_id=bindparam("u"), last_client_seq=0)
 _ADJUDICATED = (
     update(INTERRUPTED).where(INTERRUPTED.c.id == bindparam("i")).values(adjudication=bindparam("a"))
@@ -315,6 +414,7 @@ def _table_update(columns: tuple[str, ...]) -> Executable:
         values: dict[str, Any] = {column: bindparam(f"v_{column}") for column in columns}
         statement = update(TABLES).where(TABLES.c.id == bindparam("t")).values(values)
         statement = _TABLE_UPDATES.setdefault(columns, statement)
+        _KEYED.setdefault(statement, _Keyed(TABLES.name, {c: f"v_{c}" for c in columns}, {"id": "t"}))
         _KEPT.add(statement)
     return statement
 
