@@ -179,3 +179,25 @@ def test_a_refused_row_fails_its_statement_as_one_row_at_a_time_would(tmp_path: 
     with pytest.raises(IntegrityError), engine.begin() as conn:
         batch._execute_all(conn, batch._inserts(ACTIONS, rows))
     assert _contents(engine)["actions"] == []
+
+
+def test_without_update_from_the_updates_go_one_row_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An SQLite library older than 3.33 has no ``UPDATE ... FROM``: its updates are one statement a row,
+    its inserts still several rows to a statement, and the rows stored are the same."""
+    monkeypatch.setattr(batch, "_UPDATE_FROM", False)
+    monkeypatch.setattr(batch, "_PREPARED", {})
+    ours, theirs = _populated(tmp_path / "ours.db", 5), _populated(tmp_path / "theirs.db", 5)
+    statements: list[str] = []
+    event.listen(ours, "connect", lambda c, _r: c.set_trace_callback(statements.append))
+    ours.dispose()
+    with ours.begin() as conn:
+        batch._execute_all(conn, _step_rows(5))
+    with theirs.begin() as conn:
+        for statement, rows in _step_rows(5):
+            conn.execute(statement, rows)
+    assert _contents(ours) == _contents(theirs)
+    assert not any(s.startswith("WITH") for s in statements)
+    assert sum(s.startswith("UPDATE") for s in statements) == 10  # 5 seats' numbers, 5 tables' fields
+    assert 1 < sum(s.startswith("INSERT") for s in statements) < 8  # 5 + 3 action rows

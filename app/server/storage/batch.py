@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -158,6 +159,8 @@ class _Prepared:
             done += size
 
 
+# ``UPDATE ... FROM``: SQLite 3.33 (2020); with an older library the UPDATEs go one row at a time.
+_UPDATE_FROM = sqlite3.sqlite_version_info >= (3, 33, 0)
 # Parameters in one statement: SQLite's limit before 3.32 (a build may still set it so low).
 _MAX_PARAMETERS = 999
 # Rows in one statement at most, and the sizes it is cut into (powers of two): each size is a statement of
@@ -261,7 +264,7 @@ def _rows(statement: Executable, sql: str, names: tuple[str, ...]) -> _Rows | No
             return None
         return _Rows(head + found, row, "", width)
     keyed = _KEYED.get(statement)
-    if keyed is None or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
+    if keyed is None or not _UPDATE_FROM or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
         return None
     column = {name: f'v."p{i}"' for i, name in enumerate(names)}
     head = "WITH v(" + ", ".join(f'"p{i}"' for i in range(width)) + ") AS (VALUES "
