@@ -118,7 +118,7 @@ def _contents(engine: Any) -> dict[str, list[tuple[Any, ...]]]:
         }
 
 
-def _step_rows(count: int) -> list[tuple[Executable, list[dict[str, Any]]]]:
+def _step_rows(count: int) -> list[batch.Statement]:
     """What ``count`` tables' steps write: an action each, the seat's number, the table's fields (the JSON
     None of a sheet among them, and a second shape of action row)."""
     actions = [
@@ -154,8 +154,8 @@ def test_rows_written_several_at_once_are_the_rows_sqlalchemy_writes(count: int,
     assert _contents(ours)["actions"][-1][0] == count  # not an empty comparison
     written = [s for s in statements if s.startswith(("INSERT", "UPDATE", "WITH"))]
     # One statement per power of two of rows (at most 16, and 999 parameters, a statement), not one a row.
-    rows = count + (count + 1) // 2 + count + count
-    assert len(written) < rows
+    row_count = count + (count + 1) // 2 + count + count
+    assert len(written) < row_count
     assert len(written) <= 4 * count.bit_length() + 4 * (count // 16)
 
 
