@@ -99,7 +99,7 @@ def _execute_all(conn: Connection, statements: list[Statement]) -> None:
     cursor: Any = None
     try:
         for statement, rows in statements:
-            prepared = _prepared(conn.dialect, statement, rows) if rows else None
+            prepared = prepared_statement(conn.dialect, statement, rows) if rows else None
             if prepared is None:
                 conn.execute(statement, rows)
                 continue
@@ -121,7 +121,7 @@ def _execute_all(conn: Connection, statements: list[Statement]) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Prepared:
+class Prepared:
     """A statement compiled once for the rows of one shape, run straight on the driver's cursor: what
     SQLAlchemy's ``execute`` does for it on every batch (a context, the compiled cache's lookup, the
     parameters row by row through its bind processors) was most of the SQLite writer thread's time (issue
@@ -133,6 +133,7 @@ class _Prepared:
     sources: tuple[tuple[str | None, Any, Callable[[Any], Any] | None], ...]
     # The statement for several rows at once (`_Rows`), or None: one row at a time.
     many: _Rows | None = None
+    names: tuple[str, ...] = ()  # the parameters' names, in order
 
     def parameters(self, row: dict[str, Any]) -> tuple[Any, ...]:
         out = []
@@ -206,16 +207,20 @@ class _Rows:
         return len({tuple(row[i] for i in keys) for row in parameters}) == len(parameters)
 
 
-_PREPARED: dict[tuple[Executable, tuple[str, ...]], _Prepared | None] = {}
+_PREPARED: dict[tuple[str, Executable, tuple[str, ...]], Prepared | None] = {}
+# The drivers whose cursors (SQLite) or connections (asyncpg) take a prepared statement: by paramstyle.
+_DIRECT = {("sqlite", "pysqlite"): "qmark", ("postgresql", "asyncpg"): "numeric_dollar"}
 
 
-def _prepared(dialect: Dialect, statement: Executable, rows: list[dict[str, Any]]) -> _Prepared | None:
+def prepared_statement(
+    dialect: Dialect, statement: Executable, rows: list[dict[str, Any]]
+) -> Prepared | None:
     """The statement prepared for rows of this shape (kept), or None where it needs SQLAlchemy's own
-    execution: other databases, a statement not kept here, a default computed in Python, a ``RETURNING``."""
-    if dialect.name != "sqlite" or dialect.paramstyle != "qmark":
+    execution: other drivers, a statement not kept here, a default computed in Python, a ``RETURNING``."""
+    if _DIRECT.get((dialect.name, dialect.driver)) != dialect.paramstyle:
         return None
     keys = tuple(rows[0])
-    key = (statement, keys)
+    key = (dialect.name, statement, keys)
     if key in _PREPARED:
         return _PREPARED[key]
     prepared = _prepare(dialect, statement, keys) if statement in _KEPT else None
@@ -223,7 +228,7 @@ def _prepared(dialect: Dialect, statement: Executable, rows: list[dict[str, Any]
     return prepared
 
 
-def _prepare(dialect: Dialect, statement: Executable, keys: tuple[str, ...]) -> _Prepared | None:
+def _prepare(dialect: Dialect, statement: Executable, keys: tuple[str, ...]) -> Prepared | None:
     compiled: Any = cast(Any, statement).compile(
         dialect=dialect, column_keys=list(keys), for_executemany=True
     )
@@ -250,12 +255,13 @@ def _prepare(dialect: Dialect, statement: Executable, keys: tuple[str, ...]) -> 
         else:
             return None
     names = tuple(compiled.positiontup)
-    return _Prepared(compiled.string, tuple(sources), _rows(statement, compiled.string, names))
+    many = _rows(statement, compiled.string, names) if dialect.name == "sqlite" else None
+    return Prepared(compiled.string, tuple(sources), many, names)
 
 
 def _rows(statement: Executable, sql: str, names: tuple[str, ...]) -> _Rows | None:
     """The several-rows form of a prepared statement: every INSERT (its one ``VALUES`` row repeated), and
-    the UPDATEs declared in `_KEYED` (the rows' values in a ``WITH`` list it is joined to)."""
+    the UPDATEs declared in `KEYED` (the rows' values in a ``WITH`` list it is joined to)."""
     width = len(names)
     placeholders = "(" + ", ".join(["?"] * width) + ")"
     if isinstance(statement, Insert):
@@ -263,7 +269,7 @@ def _rows(statement: Executable, sql: str, names: tuple[str, ...]) -> _Rows | No
         if not found or row != placeholders:
             return None
         return _Rows(head + found, row, "", width)
-    keyed = _KEYED.get(statement)
+    keyed = KEYED.get(statement)
     if keyed is None or not _UPDATE_FROM or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
         return None
     column = {name: f'v."p{i}"' for i, name in enumerate(names)}
@@ -275,7 +281,7 @@ def _rows(statement: Executable, sql: str, names: tuple[str, ...]) -> _Rows | No
 
 
 @dataclass(frozen=True, slots=True)
-class _Keyed:
+class Keyed:
     """An UPDATE of one row by its key: the table, its set columns and its key columns (column: bind)."""
 
     table: str
@@ -385,8 +391,8 @@ _SEAT_REMOVED = delete(SEATS).where(_SEAT)
 _SEATS_REMOVED = delete(SEATS).where(SEATS.c.table_id == bindparam("t"))
 _SEAT_SEQ = update(SEATS).where(_SEAT).values(last_client_seq=bindparam("q"))
 # The UPDATEs of every step, run several rows at once (`_Rows`); the tables' updates are added as built.
-_KEYED: dict[Executable, _Keyed] = {
-    _SEAT_SEQ: _Keyed(SEATS.name, {"last_client_seq": "q"}, {"table_id": "t", "seat": "s"}),
+KEYED: dict[Executable, Keyed] = {
+    _SEAT_SEQ: Keyed(SEATS.name, {"last_client_seq": "q"}, {"table_id": "t", "seat": "s"}),
 }
 _SEAT_SUBSTITUTED = update(SEATS).where(_SEAT).values(user_id=bindparam("u"), last_client_seq=0)
 _ADJUDICATED = (
@@ -403,8 +409,8 @@ _REVOKED = (
 )
 _INSERTS: dict[str, Executable] = {}
 _TABLE_UPDATES: dict[tuple[str, ...], Executable] = {}
-# The statements `_prepared` may run on the driver's cursor: those built once here and kept (a statement's
-# hash and equality are its identity).
+# The statements `prepared_statement` may run on the driver's cursor: those built once here and kept (a
+# statement's hash and equality are its identity).
 _KEPT: set[Executable] = {
     _SEAT_REMOVED, _SEATS_REMOVED, _SEAT_SEQ, _SEAT_SUBSTITUTED, _ADJUDICATED, _HOLDING_CLOSED, _REVOKED
 }  # fmt: skip
@@ -417,7 +423,7 @@ def _table_update(columns: tuple[str, ...]) -> Executable:
         values: dict[str, Any] = {column: bindparam(f"v_{column}") for column in columns}
         statement = update(TABLES).where(TABLES.c.id == bindparam("t")).values(values)
         statement = _TABLE_UPDATES.setdefault(columns, statement)
-        _KEYED.setdefault(statement, _Keyed(TABLES.name, {c: f"v_{c}" for c in columns}, {"id": "t"}))
+        KEYED.setdefault(statement, Keyed(TABLES.name, {c: f"v_{c}" for c in columns}, {"id": "t"}))
         _KEPT.add(statement)
     return statement
 

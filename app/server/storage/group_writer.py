@@ -32,6 +32,7 @@ from app.db.engine import make_sqlite_batch_engine
 from app.server.storage.batch import Fence, Pending, Statement, run_sync
 from app.server.storage.clock_rows import Boot
 from app.server.storage.heartbeats import HEARTBEAT_PREFIX
+from app.server.storage.pg_batch import run_asyncpg
 from app.server.storage.schema import STATE, TABLES
 from app.server.storage.step_write import StepWrite
 from app.server.timebase import SYSTEM_TIME, MonoMs, Timestamper, WallMs
@@ -189,7 +190,7 @@ class GroupWriter:
             if self._batch_thread is not None and self._batch_engine is not None:
                 loop = asyncio.get_running_loop()
                 await loop.run_in_executor(self._batch_thread, run_sync, self._batch_engine, fence)
-            else:
+            elif not await run_asyncpg(self.engine, fence):
                 async with self.engine.begin() as conn:
                     if fence.query is not None:
                         fence.exclude((await conn.execute(fence.query, fence.params)).scalars().all())

@@ -1,0 +1,141 @@
+"""A batch on PostgreSQL through asyncpg, straight on the driver's connection, in one round trip where it can.
+
+SQLAlchemy's execution of a batch (its greenlet, the compiled cache, the parameters row by row, a result for
+each statement) and a round trip to the server for each of BEGIN, every statement and COMMIT cost the event
+loop about a millisecond a batch, on the loop itself (issue 24; the SQLite writer runs in a thread of its
+own). Here the kept statements (`batch.prepared_statement`, compiled once with the parameters through their
+types' bind processors as SQLAlchemy would) go to asyncpg directly:
+
+- a batch of what every move writes (its action rows, the seat's number, the table's fields) is one
+  statement, each part a data-modifying ``WITH`` query over arrays of its rows' values (``unnest``): one
+  round trip, in the statement's own transaction (`combined`);
+- any other batch of kept statements is an ``executemany`` each (its rows in one round trip) in a
+  transaction;
+- a batch with a statement that needs SQLAlchemy's own execution, or with a fence (several workers), is left
+  to SQLAlchemy (`run_asyncpg` answers False).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Executable, Insert
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.server.storage.batch import KEYED, Fence, Prepared, prepared_statement
+from app.server.storage.schema import ACTIONS
+
+# SQLSTATE class 23: a row refused by a constraint (SQLAlchemy raises those as `IntegrityError`).
+_REFUSED = "23"
+# A parameter's cast as asyncpg's compiler renders it (``$3::JSON``, ``$1::VARCHAR(40)``), and what may
+# follow it; a type of several words (``DOUBLE PRECISION``) is not read, and its statement not unnested.
+_CAST = re.compile(r"\$(\d+)::([A-Z][A-Z0-9_]*(?:\(\d+(?:, *\d+)?\))?)(?=$|[,)]| WHERE | AND )")
+
+
+@dataclass(frozen=True, slots=True)
+class _Unnested:
+    """A kept statement as the body of a ``WITH`` query over one array per parameter: ``head``, then
+    ``unnest`` of the arrays (typed as the statement's parameters are), then ``tail``."""
+
+    head: str
+    types: tuple[str, ...]
+    tail: str
+    keys: tuple[int, ...] = ()  # an UPDATE: the positions of its key parameters (no two rows may share them)
+
+    def body(self, first: int) -> str:
+        arrays = ", ".join(f"${first + i}::{t}[]" for i, t in enumerate(self.types))
+        return f"{self.head}unnest({arrays}){self.tail}"
+
+
+_UNNESTED: dict[tuple[Executable, str], _Unnested | None] = {}
+
+
+def _unnested(statement: Executable, prepared: Prepared, names: tuple[str, ...]) -> _Unnested | None:
+    key = (statement, prepared.sql)
+    if key not in _UNNESTED:
+        _UNNESTED[key] = _unnest(statement, prepared.sql, names)
+    return _UNNESTED[key]
+
+
+def _unnest(statement: Executable, sql: str, names: tuple[str, ...]) -> _Unnested | None:
+    """The action rows' INSERT and the UPDATEs of `batch.KEYED`, every parameter cast to its type (asyncpg's
+    compiler renders the casts); None for any other statement."""
+    casts = _CAST.findall(sql)
+    types = tuple(t for _, t in casts)
+    if [int(n) for n, _ in casts] != list(range(1, len(names) + 1)) or sql.count("::") != len(casts):
+        return None
+    if isinstance(statement, Insert):
+        head, found, values = sql.rpartition(" VALUES ")
+        expected = "(" + ", ".join(f"${i + 1}::{t}" for i, t in enumerate(types)) + ")"
+        if statement.table.name != ACTIONS.name or not found or values != expected:
+            return None
+        return _Unnested(f"{head} SELECT * FROM ", types, "")
+    keyed = KEYED.get(statement)
+    if keyed is None or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
+        return None
+    column = {name: f'x."p{i}"' for i, name in enumerate(names)}
+    sets = ", ".join(f'"{c}" = {column[name]}' for c, name in keyed.sets.items())
+    where = " AND ".join(f'"{keyed.table}"."{c}" = {column[name]}' for c, name in keyed.keys.items())
+    aliases = ", ".join(f'"p{i}"' for i in range(len(names)))
+    keys = tuple(names.index(n) for n in keyed.keys.values())
+    return _Unnested(
+        f'UPDATE "{keyed.table}" SET {sets} FROM ', types, f" AS x({aliases}) WHERE {where}", keys
+    )
+
+
+def combined(parts: list[tuple[_Unnested, list[tuple[Any, ...]]]]) -> tuple[str, list[list[Any]]]:
+    """One statement for the parts (each a statement's form and its rows): ``WITH`` one query per part,
+    its arguments an array per parameter. The parts write different tables (actions, seats, tables), so
+    no row is written twice."""
+    bodies: list[str] = []
+    arguments: list[list[Any]] = []
+    for i, (form, rows) in enumerate(parts):
+        bodies.append(f"s{i} AS ({form.body(len(arguments) + 1)})")
+        arguments += [list(column) for column in zip(*rows, strict=True)]
+    return "WITH " + ", ".join(bodies) + " SELECT 1", arguments
+
+
+def _distinct(form: _Unnested, rows: list[tuple[Any, ...]]) -> bool:
+    return not form.keys or len({tuple(row[i] for i in form.keys) for row in rows}) == len(rows)
+
+
+async def run_asyncpg(engine: AsyncEngine, fence: Fence) -> bool:
+    """Commits the batch straight on asyncpg (the module's docstring); False, with nothing done, where it
+    is SQLAlchemy's to run. A refused row raises SQLAlchemy's `IntegrityError` as its own execution would;
+    on any other failure the connection is dropped from the pool (it may be broken)."""
+    if fence.query is not None or engine.dialect.driver != "asyncpg":
+        return False
+    statements: list[tuple[Executable, Prepared, list[tuple[Any, ...]]]] = []
+    for statement, rows in fence.statements():
+        prepared = prepared_statement(engine.dialect, statement, rows) if rows else None
+        if prepared is None or rows is None:
+            return False
+        statements.append((statement, prepared, [prepared.parameters(row) for row in rows]))
+    parts = []
+    for statement, prepared, parameters in statements:
+        form = _unnested(statement, prepared, prepared.names)
+        if form is None or not _distinct(form, parameters):
+            break
+        parts.append((form, parameters))
+    one = combined(parts) if parts and len(parts) == len(statements) else None
+    async with engine.connect() as conn:
+        driver: Any = (await conn.get_raw_connection()).driver_connection
+        sql = ""
+        try:
+            if one is not None:
+                sql = one[0]
+                await driver.execute(sql, *one[1])
+            else:
+                async with driver.transaction():
+                    for _, prepared, parameters in statements:
+                        sql = prepared.sql
+                        await driver.executemany(sql, parameters)
+        except BaseException as exc:
+            if isinstance(exc, Exception) and str(getattr(exc, "sqlstate", "")).startswith(_REFUSED):
+                raise IntegrityError(sql, None, exc) from exc
+            await conn.invalidate()
+            raise
+    return True

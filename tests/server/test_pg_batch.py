@@ -1,0 +1,207 @@
+"""Issue 24: on PostgreSQL the group writer commits a batch straight on asyncpg (`storage.pg_batch`): what
+every move writes in one statement (one round trip), any other batch of kept statements an ``executemany``
+each in one transaction. The rows stored are those SQLAlchemy's own execution stores (JSON, a JSON
+``null``, floats, a column's default), a refused row is SQLAlchemy's `IntegrityError` and stores nothing
+of its batch, and a failed batch leaves the pool without its connection."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from sqlalchemy import event, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.db.engine import make_writer_engine
+from app.db.migrate import upgrade
+from app.server.storage import batch, pg_batch
+from app.server.storage.batch import Fence, Pending
+from app.server.storage.schema import ACTIONS, HOLDERS, SEATS, STATE, TABLES
+from app.server.storage.step_write import StepWrite
+
+pytestmark = pytest.mark.postgres
+
+TABLE_COUNT = 6
+CLOCK = {
+    "seats": [[120000, 600000, False]],
+    "running": 1,
+    "wall": {"boot": "b", "since_ms": 7},
+    "frozen": False,
+}
+
+
+@pytest.fixture
+def migrated(pg_database: str) -> str:
+    upgrade(pg_database)
+    return pg_database
+
+
+@pytest.fixture
+async def engine(migrated: str) -> AsyncIterator[AsyncEngine]:
+    engine = make_writer_engine(migrated)
+    async with engine.begin() as conn:
+        await conn.execute(
+            insert(ACTIONS.metadata.tables["users"]),
+            [{"id": u, "name": f"u{u}", "name_key": f"u{u}", "password_hash": "-", "role": "player",
+              "created_at": 0.0} for u in (1, 2, 3)],
+        )  # fmt: skip
+        await conn.execute(
+            insert(ACTIONS.metadata.tables["rooms"]),
+            [{"id": 1, "name": "r", "operator_id": 1, "preset": "p", "overrides": {}, "conventions": {},
+              "created_at": 0.0}],
+        )  # fmt: skip
+        await conn.execute(
+            insert(TABLES),
+            [{"id": t, "room_id": 1, "seats": 3, "conventions": {}, "status": "playing", "created_at": 0.0}
+             for t in range(1, 2 * TABLE_COUNT + 1)],
+        )  # fmt: skip
+        await conn.execute(
+            insert(SEATS),
+            [
+                {"table_id": t, "seat": s, "user_id": s + 1}
+                for t in range(1, 2 * TABLE_COUNT + 1)
+                for s in range(3)
+            ],
+        )
+    yield engine
+    await engine.dispose()
+
+
+def _write(table_id: int, *, sheet: bool = False) -> StepWrite:
+    """What a move writes: its action row (a second, by the server, at odd tables), the seat's number, the
+    table's fields (a JSON ``null`` sheet at odd tables)."""
+    write = StepWrite()
+    write.actions = [
+        {"table_id": table_id, "seq": 1, "action": {"type": "pass", "n": table_id}, "user_id": 1,
+         "client_seq": table_id, "at": 1.5 + table_id / 3, "clock": {**CLOCK, "running": table_id % 3}},
+    ]  # fmt: skip
+    if table_id % 2:
+        by_server = {"type": "shuffle"}
+        write.actions.append({"table_id": table_id, "seq": 2, "action": by_server, "by_server": True,
+                              "at": 0.1, "clock": CLOCK})  # fmt: skip
+    write.seat_seq = (table_id % 3, 10 + table_id)
+    write.table = {"clock": {**CLOCK, "running": table_id % 3}, "status": "playing"}
+    if sheet:
+        write.table["sheet"] = None if table_id % 2 else {"pools": [table_id], "ё": "пуля"}
+    return write
+
+
+def _fence(writes: dict[int, StepWrite]) -> Fence:
+    loop = asyncio.get_running_loop()
+    # The version by the table's place in its set: the two sets of `TABLE_COUNT` tables compare.
+    return Fence(
+        None, [Pending(t, 100 + t % TABLE_COUNT, w, loop.create_future()) for t, w in writes.items()], []
+    )
+
+
+async def _rows(engine: AsyncEngine, tables: range) -> dict[str, list[tuple[Any, ...]]]:
+    """The stored rows of these tables, their table ids made relative (so two sets of tables compare)."""
+    first = tables.start
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    async with engine.connect() as conn:
+        for table, key in ((TABLES, TABLES.c.id), (SEATS, SEATS.c.table_id), (ACTIONS, ACTIONS.c.table_id)):
+            rows = await conn.execute(select(table).where(key.in_(list(tables))).order_by(*table.primary_key))
+            position = list(table.c.keys()).index(key.key)
+            out[table.name] = [(*row[:position], row[position] - first, *row[position + 1 :]) for row in rows]
+    return out
+
+
+async def _by_sqlalchemy(engine: AsyncEngine, fence: Fence) -> None:
+    async with engine.begin() as conn:
+        for statement, rows in fence.statements():
+            await conn.execute(statement, rows)
+
+
+def _pool(engine: AsyncEngine) -> Any:
+    return engine.sync_engine.pool
+
+
+def _statements_logged(engine: AsyncEngine) -> list[str]:
+    """Every statement the writer's connections send from now on (asyncpg's query logger)."""
+    logged: list[str] = []
+    pool = _pool(engine)
+
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.driver_connection.add_query_logger(lambda record: logged.append(record.query))
+
+    event.listen(pool, "connect", on_connect)
+    return logged
+
+
+@pytest.mark.parametrize("sheet", [False, True])
+async def test_moves_are_one_statement_storing_what_sqlalchemy_stores(
+    engine: AsyncEngine, sheet: bool
+) -> None:
+    await engine.dispose()  # the connections made from here on are logged
+    logged = _statements_logged(engine)
+    ours = range(1, TABLE_COUNT + 1)
+    theirs = range(TABLE_COUNT + 1, 2 * TABLE_COUNT + 1)
+    assert await pg_batch.run_asyncpg(engine, _fence({t: _write(t, sheet=sheet) for t in ours}))
+    # (asyncpg reads the array types' descriptions once a connection: its own queries, not the batch's)
+    assert len([q for q in logged if q.startswith("WITH s0 AS (INSERT INTO actions")]) == 1, logged
+    assert not [q for q in logged if q.startswith(("INSERT", "UPDATE", "BEGIN", "COMMIT"))], logged
+    # The same writes by SQLAlchemy, at the other tables (table ids shifted back).
+    shifted = {}
+    for t in theirs:
+        write = _write(t - TABLE_COUNT, sheet=sheet)
+        for row in write.actions:
+            row["table_id"] = t
+        shifted[t] = write
+    await _by_sqlalchemy(engine, _fence(shifted))
+    mine, sqlalchemy_s = await _rows(engine, ours), await _rows(engine, theirs)
+    assert mine == sqlalchemy_s
+    assert len(mine["actions"]) == TABLE_COUNT + (TABLE_COUNT + 1) // 2
+    version = [row[list(TABLES.c.keys()).index("version")] for row in mine["game_tables"]]
+    assert version == [100 + t % TABLE_COUNT for t in ours]
+
+
+async def test_a_batch_of_other_statements_is_one_transaction_of_executemany(engine: AsyncEngine) -> None:
+    """A holding closed is not unnested: the batch goes statement by statement, its rows as SQLAlchemy's."""
+    writes = {t: _write(t) for t in range(1, 4)}
+    writes[2].holders = ({"table_id": 2, "seat": 0, "user_id": 1, "first_deal": 1},)
+    assert await pg_batch.run_asyncpg(engine, _fence(writes))
+    async with engine.connect() as conn:
+        holders = (await conn.execute(select(HOLDERS.c.table_id, HOLDERS.c.user_id))).all()
+    assert [tuple(h) for h in holders] == [(2, 1)]
+    assert len((await _rows(engine, range(1, 4)))["actions"]) == 5
+
+
+async def test_a_refused_row_is_sqlalchemys_integrity_error_and_stores_nothing(engine: AsyncEngine) -> None:
+    assert await pg_batch.run_asyncpg(engine, _fence({1: _write(1)}))
+    again = {2: _write(2), 1: _write(1)}  # table 1's action numbers are taken now
+    with pytest.raises(IntegrityError):
+        await pg_batch.run_asyncpg(engine, _fence(again))
+    assert (await _rows(engine, range(2, 3)))["actions"] == []
+    # The connection is fine (a refusal is no outage): the pool keeps it and the next batch stores.
+    async with engine.connect() as conn:
+        kept = (await conn.get_raw_connection()).driver_connection
+    assert await pg_batch.run_asyncpg(engine, _fence({2: _write(2)}))
+    async with engine.connect() as conn:
+        assert (await conn.get_raw_connection()).driver_connection is kept
+
+
+async def test_a_failed_batch_drops_its_connection(engine: AsyncEngine) -> None:
+    async with engine.begin() as conn:
+        await conn.exec_driver_sql("ALTER TABLE actions RENAME TO actions_away")
+        before = (await conn.get_raw_connection()).driver_connection
+    with pytest.raises(Exception, match="actions") as failure:
+        await pg_batch.run_asyncpg(engine, _fence({1: _write(1)}))
+    assert not isinstance(failure.value, IntegrityError)
+    async with engine.connect() as conn:  # the pool's one connection is a new one
+        assert (await conn.get_raw_connection()).driver_connection is not before
+    async with engine.begin() as conn:
+        await conn.exec_driver_sql("ALTER TABLE actions_away RENAME TO actions")
+    assert await pg_batch.run_asyncpg(engine, _fence({1: _write(1)}))
+    assert len((await _rows(engine, range(1, 2)))["actions"]) == 2
+
+
+async def test_a_fence_or_a_statement_of_sqlalchemys_own_is_left_to_sqlalchemy(engine: AsyncEngine) -> None:
+    fence = _fence({1: _write(1)})
+    fence.query = batch._NOT_OWNED  # several workers
+    assert not await pg_batch.run_asyncpg(engine, fence)
+    heartbeat = Fence(None, [], [(update(STATE).values(value="1"), None)])
+    assert not await pg_batch.run_asyncpg(engine, heartbeat)
+    assert (await _rows(engine, range(1, 2)))["actions"] == []
