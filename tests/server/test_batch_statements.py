@@ -111,9 +111,15 @@ def _populated(path: Path, tables: int) -> Any:
 
 
 def _contents(engine: Any) -> dict[str, list[tuple[Any, ...]]]:
+    """The rows as stored: JSON as its text (a JSON ``null`` is not SQL's NULL), by primary key."""
     with engine.connect() as conn:
         return {
-            table.name: sorted(tuple(row) for row in conn.execute(select(table)))
+            table.name: [
+                tuple(row)
+                for row in conn.exec_driver_sql(
+                    f"SELECT * FROM {table.name} ORDER BY {', '.join(c.name for c in table.primary_key)}"
+                )
+            ]
             for table in (TABLES, SEATS, ACTIONS)
         }
 
@@ -162,12 +168,18 @@ def test_rows_written_several_at_once_are_the_rows_sqlalchemy_writes(count: int,
 def test_rows_updating_the_same_row_go_one_at_a_time(tmp_path: Path) -> None:
     """Two rows for one key in one UPDATE ... FROM: which one wins is undefined, so they are not joined."""
     engine = _populated(tmp_path / "db", 2)
+    statements: list[str] = []
+    event.listen(engine, "connect", lambda c, _r: c.set_trace_callback(statements.append))
+    engine.dispose()
     seqs = [{"t": 1, "s": 0, "q": 5}, {"t": 2, "s": 0, "q": 6}, {"t": 1, "s": 0, "q": 7}]
     with engine.begin() as conn:
         batch._execute_all(conn, [(batch._SEAT_SEQ, seqs)])
     with engine.connect() as conn:
         got = conn.execute(select(SEATS.c.last_client_seq).where(SEATS.c.table_id == 1, SEATS.c.seat == 0))
         assert got.scalar_one() == 7  # the last, as one row at a time writes it
+    # One UPDATE a row; none joined to a list of rows.
+    assert len([s for s in statements if s.startswith("UPDATE table_seats")]) == 3
+    assert not [s for s in statements if s.startswith("WITH")]
 
 
 def test_a_refused_row_fails_its_statement_as_one_row_at_a_time_would(tmp_path: Path) -> None:
@@ -186,7 +198,7 @@ def test_without_update_from_the_updates_go_one_row_at_a_time(
 ) -> None:
     """An SQLite library older than 3.33 has no ``UPDATE ... FROM``: its updates are one statement a row,
     its inserts still several rows to a statement, and the rows stored are the same."""
-    monkeypatch.setattr(batch, "_UPDATE_FROM", False)
+    monkeypatch.setattr(batch, "_UPDATE_FROM_SINCE", (99,))
     monkeypatch.setattr(batch, "_PREPARED", {})
     ours, theirs = _populated(tmp_path / "ours.db", 5), _populated(tmp_path / "theirs.db", 5)
     statements: list[str] = []

@@ -11,12 +11,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from sqlalchemy import event, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import JSON, Text, cast, event, func, insert, select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.engine import make_writer_engine
 from app.db.migrate import upgrade
+from app.server.http.handlers import database_down
 from app.server.storage import batch, pg_batch
 from app.server.storage.batch import Fence, Pending
 from app.server.storage.schema import ACTIONS, HOLDERS, SEATS, STATE, TABLES
@@ -89,21 +90,24 @@ def _write(table_id: int, *, sheet: bool = False) -> StepWrite:
     return write
 
 
-def _fence(writes: dict[int, StepWrite]) -> Fence:
+def _fence(writes: dict[int, StepWrite] | list[tuple[int, StepWrite]]) -> Fence:
+    """A batch of the writes (several of one table, if a list has them)."""
+    writes = list(writes.items()) if isinstance(writes, dict) else writes
     loop = asyncio.get_running_loop()
     # The version by the table's place in its set: the two sets of `TABLE_COUNT` tables compare.
-    return Fence(
-        None, [Pending(t, 100 + t % TABLE_COUNT, w, loop.create_future()) for t, w in writes.items()], []
-    )
+    return Fence(None, [Pending(t, 100 + t % TABLE_COUNT, w, loop.create_future()) for t, w in writes], [])
 
 
 async def _rows(engine: AsyncEngine, tables: range) -> dict[str, list[tuple[Any, ...]]]:
-    """The stored rows of these tables, their table ids made relative (so two sets of tables compare)."""
+    """The stored rows of these tables, their table ids made relative (so two sets of tables compare), JSON
+    as its text (a JSON ``null`` is not SQL's NULL)."""
     first = tables.start
     out: dict[str, list[tuple[Any, ...]]] = {}
     async with engine.connect() as conn:
         for table, key in ((TABLES, TABLES.c.id), (SEATS, SEATS.c.table_id), (ACTIONS, ACTIONS.c.table_id)):
-            rows = await conn.execute(select(table).where(key.in_(list(tables))).order_by(*table.primary_key))
+            columns = [cast(c, Text) if isinstance(c.type, JSON) else c for c in table.columns]
+            query = select(*columns).where(key.in_(list(tables))).order_by(*table.primary_key)
+            rows = await conn.execute(query)
             position = list(table.c.keys()).index(key.key)
             out[table.name] = [(*row[:position], row[position] - first, *row[position + 1 :]) for row in rows]
     return out
@@ -205,3 +209,86 @@ async def test_a_fence_or_a_statement_of_sqlalchemys_own_is_left_to_sqlalchemy(e
     heartbeat = Fence(None, [], [(update(STATE).values(value="1"), None)])
     assert not await pg_batch.run_asyncpg(engine, heartbeat)
     assert (await _rows(engine, range(1, 2)))["actions"] == []
+
+
+def _shifted(write_of: Any, tables: range) -> dict[int, StepWrite]:
+    """``write_of(t)`` for the tables of the first set, written at the second set's tables."""
+    out = {}
+    for t in tables:
+        write = write_of(t - TABLE_COUNT)
+        for row in write.actions:
+            row["table_id"] = t
+        out[t] = write
+    return out
+
+
+def _fields_only(table_id: int, fields: dict[str, Any]) -> StepWrite:
+    write = StepWrite()
+    write.table = fields
+    return write
+
+
+@pytest.mark.parametrize("collision", ["a seat's number twice", "a table's fields in two shapes"])
+async def test_two_writes_of_one_row_in_a_batch_go_statement_by_statement(
+    engine: AsyncEngine, collision: str
+) -> None:
+    """PostgreSQL applies one of two updates of a row in one statement: such a batch is not combined, and
+    the later write wins, as SQLAlchemy's execution stores it (e.g. a table's step and its clock stored at a
+    shutdown, in one batch)."""
+    await engine.dispose()
+    logged = _statements_logged(engine)
+
+    def pairs(t: int) -> list[tuple[int, StepWrite]]:
+        first = _write(t, sheet=True)
+        if collision == "a seat's number twice":
+            second = StepWrite()
+            second.seat_seq = (t % 3, 99)
+        else:
+            second = _fields_only(t, {"clock": {**CLOCK, "running": None}})
+        return [(t, first), (t, second)]
+
+    assert await pg_batch.run_asyncpg(engine, _fence(pairs(1)))
+    assert not [q for q in logged if q.startswith("WITH s0")], logged
+    theirs = pairs(1)
+    for _, write in theirs:
+        for row in write.actions:
+            row["table_id"] = 1 + TABLE_COUNT
+    await _by_sqlalchemy(engine, _fence([(1 + TABLE_COUNT, w) for _, w in theirs]))
+    mine = await _rows(engine, range(1, 2))
+    assert mine == await _rows(engine, range(1 + TABLE_COUNT, 2 + TABLE_COUNT))
+    if collision == "a seat's number twice":
+        assert [row[3] for row in mine["table_seats"]] == [0, 99, 0]  # table 1's seat 1: the later number
+    else:
+        assert '"running":null' in mine["game_tables"][0][list(TABLES.c.keys()).index("clock")]
+
+
+async def test_a_refused_row_among_other_statements_stores_nothing_of_its_batch(engine: AsyncEngine) -> None:
+    assert await pg_batch.run_asyncpg(engine, _fence({1: _write(1)}))
+    writes = {2: _write(2), 1: _write(1)}  # table 1's action numbers are taken now
+    writes[2].holders = ({"table_id": 2, "seat": 0, "user_id": 1, "first_deal": 1},)  # not combined
+    with pytest.raises(IntegrityError):
+        await pg_batch.run_asyncpg(engine, _fence(writes))
+    assert (await _rows(engine, range(2, 3)))["actions"] == []
+    async with engine.connect() as conn:
+        assert (await conn.execute(select(HOLDERS.c.table_id))).all() == []
+
+
+async def test_a_lost_connection_is_sqlalchemys_error_read_as_the_database_down(engine: AsyncEngine) -> None:
+    """The server's backend ended under the writer: the error is SQLAlchemy's, marked invalidated (REST and
+    the table sockets answer 503 for it), and the next batch stores on a new connection."""
+    assert await pg_batch.run_asyncpg(engine, _fence({1: _write(1)}))
+    async with engine.connect() as conn:
+        driver: Any = (await conn.get_raw_connection()).driver_connection
+        pid = driver.get_server_pid()
+    killer = make_writer_engine(str(engine.url.render_as_string(hide_password=False)))
+    async with killer.connect() as conn:
+        await conn.execute(select(func.pg_terminate_backend(pid)))
+    await killer.dispose()
+    async with asyncio.timeout(30):  # the pooled connection has seen its socket close
+        while not driver.is_closed():
+            await asyncio.sleep(0.01)
+    with pytest.raises(DBAPIError) as failure:
+        await pg_batch.run_asyncpg(engine, _fence({2: _write(2)}))
+    assert failure.value.connection_invalidated and database_down(failure.value)
+    assert await pg_batch.run_asyncpg(engine, _fence({2: _write(2)}))
+    assert len((await _rows(engine, range(2, 3)))["actions"]) == 1

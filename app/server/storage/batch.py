@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -161,7 +160,7 @@ class Prepared:
 
 
 # ``UPDATE ... FROM``: SQLite 3.33 (2020); with an older library the UPDATEs go one row at a time.
-_UPDATE_FROM = sqlite3.sqlite_version_info >= (3, 33, 0)
+_UPDATE_FROM_SINCE = (3, 33, 0)
 # Parameters in one statement: SQLite's limit before 3.32 (a build may still set it so low).
 _MAX_PARAMETERS = 999
 # Rows in one statement at most, and the sizes it is cut into (powers of two): each size is a statement of
@@ -207,7 +206,7 @@ class _Rows:
         return len({tuple(row[i] for i in keys) for row in parameters}) == len(parameters)
 
 
-_PREPARED: dict[tuple[str, Executable, tuple[str, ...]], Prepared | None] = {}
+_PREPARED: dict[tuple[str, Any, Executable, tuple[str, ...]], Prepared | None] = {}
 # The drivers whose cursors (SQLite) or connections (asyncpg) take a prepared statement: by paramstyle.
 _DIRECT = {("sqlite", "pysqlite"): "qmark", ("postgresql", "asyncpg"): "numeric_dollar"}
 
@@ -220,7 +219,8 @@ def prepared_statement(
     if _DIRECT.get((dialect.name, dialect.driver)) != dialect.paramstyle:
         return None
     keys = tuple(rows[0])
-    key = (dialect.name, statement, keys)
+    # The bind processors are the dialect's (its JSON serializer among them).
+    key = (dialect.name, getattr(dialect, "_json_serializer", None), statement, keys)
     if key in _PREPARED:
         return _PREPARED[key]
     prepared = _prepare(dialect, statement, keys) if statement in _KEPT else None
@@ -255,11 +255,14 @@ def _prepare(dialect: Dialect, statement: Executable, keys: tuple[str, ...]) -> 
         else:
             return None
     names = tuple(compiled.positiontup)
-    many = _rows(statement, compiled.string, names) if dialect.name == "sqlite" else None
+    many = None
+    if dialect.name == "sqlite":
+        library = getattr(dialect.loaded_dbapi, "sqlite_version_info", (0,))
+        many = _rows(statement, compiled.string, names, update_from=library >= _UPDATE_FROM_SINCE)
     return Prepared(compiled.string, tuple(sources), many, names)
 
 
-def _rows(statement: Executable, sql: str, names: tuple[str, ...]) -> _Rows | None:
+def _rows(statement: Executable, sql: str, names: tuple[str, ...], *, update_from: bool) -> _Rows | None:
     """The several-rows form of a prepared statement: every INSERT (its one ``VALUES`` row repeated), and
     the UPDATEs declared in `KEYED` (the rows' values in a ``WITH`` list it is joined to)."""
     width = len(names)
@@ -270,7 +273,7 @@ def _rows(statement: Executable, sql: str, names: tuple[str, ...]) -> _Rows | No
             return None
         return _Rows(head + found, row, "", width)
     keyed = KEYED.get(statement)
-    if keyed is None or not _UPDATE_FROM or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
+    if keyed is None or not update_from or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
         return None
     column = {name: f'v."p{i}"' for i, name in enumerate(names)}
     head = "WITH v(" + ", ".join(f'"p{i}"' for i in range(width)) + ") AS (VALUES "

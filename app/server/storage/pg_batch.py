@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Executable, Insert
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.server.storage.batch import KEYED, Fence, Prepared, prepared_statement
 from app.server.storage.schema import ACTIONS
 
-# SQLSTATE class 23: a row refused by a constraint (SQLAlchemy raises those as `IntegrityError`).
+# SQLSTATE class 23: a row refused by a constraint (SQLAlchemy raises those as `IntegrityError`; the
+# connection is fine).
 _REFUSED = "23"
 # A parameter's cast as asyncpg's compiler renders it (``$3::JSON``, ``$1::VARCHAR(40)``), and what may
 # follow it; a type of several words (``DOUBLE PRECISION``) is not read, and its statement not unnested.
@@ -43,7 +44,10 @@ class _Unnested:
     head: str
     types: tuple[str, ...]
     tail: str
-    keys: tuple[int, ...] = ()  # an UPDATE: the positions of its key parameters (no two rows may share them)
+    # An UPDATE: its table and the positions of its key parameters. No two rows of one statement may update
+    # the same row (PostgreSQL applies one of them), in one part or in two (a table's fields in two shapes).
+    table: str = ""
+    keys: tuple[int, ...] = ()
 
     def body(self, first: int) -> str:
         arrays = ", ".join(f"${first + i}::{t}[]" for i, t in enumerate(self.types))
@@ -81,25 +85,27 @@ def _unnest(statement: Executable, sql: str, names: tuple[str, ...]) -> _Unneste
     where = " AND ".join(f'"{keyed.table}"."{c}" = {column[name]}' for c, name in keyed.keys.items())
     aliases = ", ".join(f'"p{i}"' for i in range(len(names)))
     keys = tuple(names.index(n) for n in keyed.keys.values())
-    return _Unnested(
-        f'UPDATE "{keyed.table}" SET {sets} FROM ', types, f" AS x({aliases}) WHERE {where}", keys
-    )
+    tail = f" AS x({aliases}) WHERE {where}"
+    return _Unnested(f'UPDATE "{keyed.table}" SET {sets} FROM ', types, tail, keyed.table, keys)
 
 
-def combined(parts: list[tuple[_Unnested, list[tuple[Any, ...]]]]) -> tuple[str, list[list[Any]]]:
+def combined(parts: list[tuple[_Unnested, list[tuple[Any, ...]]]]) -> tuple[str, list[list[Any]]] | None:
     """One statement for the parts (each a statement's form and its rows): ``WITH`` one query per part,
-    its arguments an array per parameter. The parts write different tables (actions, seats, tables), so
-    no row is written twice."""
+    its arguments an array per parameter, the parts in a fixed order (fewer texts for asyncpg to prepare
+    and keep). None where two rows would update the same row (`_Unnested.keys`)."""
+    updated: set[tuple[Any, ...]] = set()
+    for form, rows in parts:
+        for row in rows if form.keys else ():
+            key = (form.table, *(row[i] for i in form.keys))
+            if key in updated:
+                return None
+            updated.add(key)
     bodies: list[str] = []
     arguments: list[list[Any]] = []
-    for i, (form, rows) in enumerate(parts):
+    for i, (form, rows) in enumerate(sorted(parts, key=lambda part: part[0].head + part[0].tail)):
         bodies.append(f"s{i} AS ({form.body(len(arguments) + 1)})")
         arguments += [list(column) for column in zip(*rows, strict=True)]
     return "WITH " + ", ".join(bodies) + " SELECT 1", arguments
-
-
-def _distinct(form: _Unnested, rows: list[tuple[Any, ...]]) -> bool:
-    return not form.keys or len({tuple(row[i] for i in form.keys) for row in rows}) == len(rows)
 
 
 async def run_asyncpg(engine: AsyncEngine, fence: Fence) -> bool:
@@ -117,7 +123,7 @@ async def run_asyncpg(engine: AsyncEngine, fence: Fence) -> bool:
     parts = []
     for statement, prepared, parameters in statements:
         form = _unnested(statement, prepared, prepared.names)
-        if form is None or not _distinct(form, parameters):
+        if form is None:
             break
         parts.append((form, parameters))
     one = combined(parts) if parts and len(parts) == len(statements) else None
@@ -134,8 +140,31 @@ async def run_asyncpg(engine: AsyncEngine, fence: Fence) -> bool:
                         sql = prepared.sql
                         await driver.executemany(sql, parameters)
         except BaseException as exc:
-            if isinstance(exc, Exception) and str(getattr(exc, "sqlstate", "")).startswith(_REFUSED):
-                raise IntegrityError(sql, None, exc) from exc
-            await conn.invalidate()
+            refused = isinstance(exc, Exception) and str(getattr(exc, "sqlstate", "")).startswith(_REFUSED)
+            if not refused:
+                # Its state is unknown (cut off mid-statement, or inside the transaction): closed at once,
+                # before an await that a second cancellation could interrupt.
+                driver.terminate()
+                await conn.invalidate()
+            if isinstance(exc, Exception):
+                raise _as_sqlalchemy(engine, sql, exc) from exc
             raise
     return True
+
+
+def _as_sqlalchemy(engine: AsyncEngine, sql: str, error: Exception) -> Exception:
+    """The error as SQLAlchemy's execution raises it (`IntegrityError` for a refused row; a lost connection
+    marked invalidated, as `http.handlers.database_down` reads it), by the adapter's own table of asyncpg's
+    errors; an error it does not translate (an `OSError`) as it is."""
+    dialect = engine.dialect
+    dbapi: Any = dialect.loaded_dbapi
+    table = getattr(dbapi, "_asyncpg_error_translate", {})
+    for kind in type(error).__mro__:
+        if kind in table:
+            adapted = table[kind](error.args[0] if error.args else str(error), error)
+            invalidated = dialect.is_disconnect(adapted, None, None)
+            wrapped: Exception = DBAPIError.instance(
+                sql, None, adapted, dbapi.Error, connection_invalidated=invalidated, dialect=dialect
+            )
+            return wrapped
+    return error
