@@ -273,14 +273,11 @@ def _rows(statement: Executable, sql: str, names: tuple[str, ...], *, update_fro
             return None
         return _Rows(head + found, row, "", width)
     keyed = KEYED.get(statement)
-    if keyed is None or not update_from or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
+    if keyed is None or not update_from or not keyed.covers(names):
         return None
-    column = {name: f'v."p{i}"' for i, name in enumerate(names)}
-    head = "WITH v(" + ", ".join(f'"p{i}"' for i in range(width)) + ") AS (VALUES "
-    sets = ", ".join(f'"{c}" = {column[name]}' for c, name in keyed.sets.items())
-    where = " AND ".join(f'"{keyed.table}"."{c}" = {column[name]}' for c, name in keyed.keys.items())
-    tail = f') UPDATE "{keyed.table}" SET {sets} FROM v WHERE {where}'
-    return _Rows(head, placeholders, tail, width, tuple(names.index(n) for n in keyed.keys.values()))
+    head = "WITH v(" + keyed.aliases(names) + ") AS (VALUES "
+    tail = f') UPDATE "{keyed.table}" SET {keyed.sets_from("v", names)} FROM v WHERE {keyed.join("v", names)}'
+    return _Rows(head, placeholders, tail, width, keyed.positions(names))
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +287,27 @@ class Keyed:
     table: str
     sets: dict[str, str]
     keys: dict[str, str]
+
+    # Joined to a list of rows (``alias``) whose columns are the statement's parameters, in order, named
+    # "p0", "p1", ... (`_Rows` on SQLite, `pg_batch` on PostgreSQL).
+    def covers(self, names: tuple[str, ...]) -> bool:
+        return set(names) == set(self.sets.values()) | set(self.keys.values())
+
+    @staticmethod
+    def aliases(names: tuple[str, ...]) -> str:
+        return ", ".join(f'"p{i}"' for i in range(len(names)))
+
+    def sets_from(self, alias: str, names: tuple[str, ...]) -> str:
+        return ", ".join(f'"{c}" = {alias}."p{names.index(bind)}"' for c, bind in self.sets.items())
+
+    def join(self, alias: str, names: tuple[str, ...]) -> str:
+        return " AND ".join(
+            f'"{self.table}"."{c}" = {alias}."p{names.index(bind)}"' for c, bind in self.keys.items()
+        )
+
+    def positions(self, names: tuple[str, ...]) -> tuple[int, ...]:
+        """The key parameters' positions in a row."""
+        return tuple(names.index(bind) for bind in self.keys.values())
 
 
 def _statements(batch: Iterable[Pending]) -> list[Statement]:

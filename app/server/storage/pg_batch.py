@@ -22,15 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Executable, Insert
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.server.storage.batch import KEYED, Fence, Prepared, prepared_statement
 from app.server.storage.schema import ACTIONS
 
-# SQLSTATE class 23: a row refused by a constraint (SQLAlchemy raises those as `IntegrityError`; the
-# connection is fine).
-_REFUSED = "23"
 # A parameter's cast as asyncpg's compiler renders it (``$3::JSON``, ``$1::VARCHAR(40)``), and what may
 # follow it; a type of several words (``DOUBLE PRECISION``) is not read, and its statement not unnested.
 _CAST = re.compile(r"\$(\d+)::([A-Z][A-Z0-9_]*(?:\(\d+(?:, *\d+)?\))?)(?=$|[,)]| WHERE | AND )")
@@ -57,10 +54,10 @@ class _Unnested:
 _UNNESTED: dict[tuple[Executable, str], _Unnested | None] = {}
 
 
-def _unnested(statement: Executable, prepared: Prepared, names: tuple[str, ...]) -> _Unnested | None:
+def _unnested(statement: Executable, prepared: Prepared) -> _Unnested | None:
     key = (statement, prepared.sql)
     if key not in _UNNESTED:
-        _UNNESTED[key] = _unnest(statement, prepared.sql, names)
+        _UNNESTED[key] = _unnest(statement, prepared.sql, prepared.names)
     return _UNNESTED[key]
 
 
@@ -78,15 +75,11 @@ def _unnest(statement: Executable, sql: str, names: tuple[str, ...]) -> _Unneste
             return None
         return _Unnested(f"{head} SELECT * FROM ", types, "")
     keyed = KEYED.get(statement)
-    if keyed is None or set(names) != set(keyed.sets.values()) | set(keyed.keys.values()):
+    if keyed is None or not keyed.covers(names):
         return None
-    column = {name: f'x."p{i}"' for i, name in enumerate(names)}
-    sets = ", ".join(f'"{c}" = {column[name]}' for c, name in keyed.sets.items())
-    where = " AND ".join(f'"{keyed.table}"."{c}" = {column[name]}' for c, name in keyed.keys.items())
-    aliases = ", ".join(f'"p{i}"' for i in range(len(names)))
-    keys = tuple(names.index(n) for n in keyed.keys.values())
-    tail = f" AS x({aliases}) WHERE {where}"
-    return _Unnested(f'UPDATE "{keyed.table}" SET {sets} FROM ', types, tail, keyed.table, keys)
+    head = f'UPDATE "{keyed.table}" SET {keyed.sets_from("x", names)} FROM '
+    tail = f" AS x({keyed.aliases(names)}) WHERE {keyed.join('x', names)}"
+    return _Unnested(head, types, tail, keyed.table, keyed.positions(names))
 
 
 def combined(parts: list[tuple[_Unnested, list[tuple[Any, ...]]]]) -> tuple[str, list[list[Any]]] | None:
@@ -114,18 +107,15 @@ async def run_asyncpg(engine: AsyncEngine, fence: Fence) -> bool:
     on any other failure the connection is dropped from the pool (it may be broken)."""
     if fence.query is not None or engine.dialect.driver != "asyncpg":
         return False
-    statements: list[tuple[Executable, Prepared, list[tuple[Any, ...]]]] = []
-    for statement, rows in fence.statements():
+    kept: list[tuple[Executable, Prepared, list[dict[str, Any]]]] = []
+    for statement, rows in fence.statements():  # all decided before any parameter is computed
         prepared = prepared_statement(engine.dialect, statement, rows) if rows else None
         if prepared is None or rows is None:
             return False
-        statements.append((statement, prepared, [prepared.parameters(row) for row in rows]))
-    parts = []
-    for statement, prepared, parameters in statements:
-        form = _unnested(statement, prepared, prepared.names)
-        if form is None:
-            break
-        parts.append((form, parameters))
+        kept.append((statement, prepared, rows))
+    statements = [(prepared, [prepared.parameters(row) for row in rows]) for _, prepared, rows in kept]
+    forms = [_unnested(statement, prepared) for statement, prepared, _ in kept]
+    parts = [(form, parameters) for form, (_, parameters) in zip(forms, statements, strict=True) if form]
     one = combined(parts) if parts and len(parts) == len(statements) else None
     async with engine.connect() as conn:
         driver: Any = (await conn.get_raw_connection()).driver_connection
@@ -136,19 +126,19 @@ async def run_asyncpg(engine: AsyncEngine, fence: Fence) -> bool:
                 await driver.execute(sql, *one[1])
             else:
                 async with driver.transaction():
-                    for _, prepared, parameters in statements:
+                    for prepared, parameters in statements:
                         sql = prepared.sql
                         await driver.executemany(sql, parameters)
         except BaseException as exc:
-            refused = isinstance(exc, Exception) and str(getattr(exc, "sqlstate", "")).startswith(_REFUSED)
-            if not refused:
+            error = _as_sqlalchemy(engine, sql, exc) if isinstance(exc, Exception) else exc
+            if not isinstance(error, IntegrityError):  # a refused row leaves the connection fine
                 # Its state is unknown (cut off mid-statement, or inside the transaction): closed at once,
                 # before an await that a second cancellation could interrupt.
                 driver.terminate()
                 await conn.invalidate()
-            if isinstance(exc, Exception):
-                raise _as_sqlalchemy(engine, sql, exc) from exc
-            raise
+            if error is exc:
+                raise
+            raise error from exc
     return True
 
 
