@@ -24,7 +24,6 @@ import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -48,16 +47,6 @@ class WriteRefused(Exception):
 
 class TableMoved(WriteRefused):
     """Another worker process owns the table now: its step was not stored here."""
-
-
-@dataclass(slots=True)
-class _Flight:
-    """A batch on the writer's thread: what its failure needs (its answer is the thread's callback)."""
-
-    batch: list[Pending]
-    beat: WallMs | None
-    stalled: asyncio.TimerHandle
-    waiter: asyncio.Future[None]
 
 
 class GroupWriter:
@@ -105,7 +94,6 @@ class GroupWriter:
         self._batch_thread = (
             None if self._batch_engine is None else ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         )
-        self._flight: _Flight | None = None  # the next batch, on the thread, that the writer's task awaits
 
     async def start(self) -> None:
         async with self.engine.begin() as conn:
@@ -148,11 +136,6 @@ class GroupWriter:
         self._wake.set()
         await done
 
-    @property
-    def waiting(self) -> int:
-        """Steps waiting for a batch (not yet handed to the database)."""
-        return self._queue.qsize()
-
     async def stored_version(self, table_id: int) -> int | None:
         """The table's version as committed (None: no such table): what a commit with an unknown outcome
         did is read back from here."""
@@ -179,10 +162,7 @@ class GroupWriter:
                     # Let the other tables' steps of this instant join the batch.
                     await asyncio.sleep(self.window)
                 while not self._queue.empty() or self._beat is not None:
-                    await self._write_batch(self._take(), chain=True)
-                    while self._flight is not None:  # the next batch, started by the last one's answer
-                        flight, self._flight = self._flight, None
-                        await self._settle(flight)
+                    await self._write_batch(self._take())
             if self._closing and self._queue.empty():
                 return
 
@@ -192,8 +172,7 @@ class GroupWriter:
             batch.append(self._queue.get_nowait())
         return batch
 
-    def _prepare(self, batch: list[Pending]) -> tuple[WallMs | None, Fence, asyncio.TimerHandle]:
-        """The batch's statements (with the heartbeat owed), and its stall timer started."""
+    async def _write_batch(self, batch: list[Pending]) -> None:
         beat, self._beat = self._beat, None
         tail: list[Statement] = []
         if beat is not None:
@@ -208,15 +187,10 @@ class GroupWriter:
         fence = Fence(self.owner, batch, tail)
         # A hung database fails nothing: a batch still unanswered after `stall_s` is an outage too.
         stalled = asyncio.get_running_loop().call_later(self.stall_s, self._database_away)
-        return beat, fence, stalled
-
-    async def _write_batch(self, batch: list[Pending], *, chain: bool = False) -> None:
-        beat, fence, stalled = self._prepare(batch)
-        if self._batch_thread is not None and self._batch_engine is not None:
-            await self._settle(self._launch(batch, beat, fence, stalled, chain=chain))
-            return
         try:
-            if not await run_asyncpg(self.engine, fence):
+            if self._batch_thread is not None and self._batch_engine is not None:
+                await self._in_thread(self._batch_thread, self._batch_engine, fence, stalled)
+            elif not await run_asyncpg(self.engine, fence):
                 async with self.engine.begin() as conn:
                     if fence.query is not None:
                         fence.exclude((await conn.execute(fence.query, fence.params)).scalars().all())
@@ -224,37 +198,39 @@ class GroupWriter:
                         await conn.execute(statement, rows)
         except Exception as exc:
             stalled.cancel()
-            await self._failed(batch, beat, exc)
+            if isinstance(exc, IntegrityError) and len(batch) > 1:
+                # One table's bad row must not fail the others: each alone, once.
+                log.warning(
+                    "group commit of %d writes failed (%s); committing them one by one", len(batch), exc
+                )
+                if beat is not None and self._beat is None:
+                    self._beat = beat  # written with the first of them
+                for pending in batch:
+                    await self._write_batch([pending])
+                return
+            if not isinstance(exc, IntegrityError):  # a refused row is no outage: the database answered
+                self._database_away()
+            log.error("group commit of %d writes failed: %s", len(batch), exc)
+            for pending in batch:
+                if not pending.done.done():
+                    pending.done.set_exception(exc)
             return
-        self._answer(fence, stalled)
+        if not fence.answered:
+            self._answer(fence, stalled)
 
-    def _launch(
-        self,
-        batch: list[Pending],
-        beat: WallMs | None,
-        fence: Fence,
-        stalled: asyncio.TimerHandle,
-        *,
-        chain: bool,
-    ) -> _Flight:
-        """The batch on the writer's thread, answered as soon as the loop hears it is committed (issue
-        24): the thread's own callback answers the tables and, with ``chain``, hands the steps that came
-        meanwhile to the thread as the next batch. Through ``run_in_executor`` an answer took three turns
-        of a busy loop (the executor's future, then the writer's task, then the tables' tasks), each
-        milliseconds under load, and the next batch started on the second; now the tables run on the
-        next turn and the next batch starts on this one."""
-        assert self._batch_thread is not None and self._batch_engine is not None
-        engine = self._batch_engine
+    async def _in_thread(
+        self, thread: ThreadPoolExecutor, engine: Engine, fence: Fence, stalled: asyncio.TimerHandle
+    ) -> None:
+        """The batch on the writer's thread, answered as soon as the loop hears it is committed: the
+        thread's own callback answers the tables (issue 24). Through ``run_in_executor`` that took three
+        turns of a busy loop (the executor's future, then this task, then the tables' tasks), each turn
+        milliseconds under load; now two (this callback, then the tables' tasks with this one)."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[None] = loop.create_future()
 
         def heard(exc: BaseException | None) -> None:
-            if exc is None:
-                if not fence.answered:
-                    self._answer(fence, stalled)
-                if chain and not waiter.done() and self._flight is None and not self._queue.empty():
-                    following = self._take()
-                    self._flight = self._launch(following, *self._prepare(following), chain=True)
+            if exc is None and not fence.answered:
+                self._answer(fence, stalled)
             if waiter.done():  # the writer was cancelled meanwhile (a committed batch is answered above)
                 return
             if exc is None:
@@ -272,32 +248,8 @@ class GroupWriter:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for it any more
                 loop.call_soon_threadsafe(heard, outcome)
 
-        self._batch_thread.submit(work)
-        return _Flight(batch, beat, stalled, waiter)
-
-    async def _settle(self, flight: _Flight) -> None:
-        """Wait for a batch on the thread; a failed one is handled as any batch's failure."""
-        try:
-            await flight.waiter
-        except Exception as exc:
-            flight.stalled.cancel()
-            await self._failed(flight.batch, flight.beat, exc)
-
-    async def _failed(self, batch: list[Pending], beat: WallMs | None, exc: Exception) -> None:
-        if isinstance(exc, IntegrityError) and len(batch) > 1:
-            # One table's bad row must not fail the others: each alone, once.
-            log.warning("group commit of %d writes failed (%s); committing them one by one", len(batch), exc)
-            if beat is not None and self._beat is None:
-                self._beat = beat  # written with the first of them
-            for pending in batch:
-                await self._write_batch([pending])
-            return
-        if not isinstance(exc, IntegrityError):  # a refused row is no outage: the database answered
-            self._database_away()
-        log.error("group commit of %d writes failed: %s", len(batch), exc)
-        for pending in batch:
-            if not pending.done.done():
-                pending.done.set_exception(exc)
+        thread.submit(work)
+        await waiter
 
     def _answer(self, fence: Fence, stalled: asyncio.TimerHandle) -> None:
         """The batch is committed: every table of it is answered (on the loop, no await)."""
