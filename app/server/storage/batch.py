@@ -75,7 +75,6 @@ class Fence:
         self.batch = batch
         self.tail = tail
         self.moved: set[int] = set()
-        self.answered = False  # committed, and every table of it told (`GroupWriter`)
         ids = sorted({p.table_id for p in batch})
         self.query: Select[Any] | None = _NOT_OWNED if owner is not None and ids else None
         self.params = {"ids": ids, "owner": owner}

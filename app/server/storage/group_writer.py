@@ -20,7 +20,6 @@ outage; ``on_outage`` hears both moments (every live table freezes and thaws its
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -189,7 +188,8 @@ class GroupWriter:
         stalled = asyncio.get_running_loop().call_later(self.stall_s, self._database_away)
         try:
             if self._batch_thread is not None and self._batch_engine is not None:
-                await self._in_thread(self._batch_thread, self._batch_engine, fence, stalled)
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(self._batch_thread, run_sync, self._batch_engine, fence)
             elif not await run_asyncpg(self.engine, fence):
                 async with self.engine.begin() as conn:
                     if fence.query is not None:
@@ -215,50 +215,11 @@ class GroupWriter:
                 if not pending.done.done():
                     pending.done.set_exception(exc)
             return
-        if not fence.answered:
-            self._answer(fence, stalled)
-
-    async def _in_thread(
-        self, thread: ThreadPoolExecutor, engine: Engine, fence: Fence, stalled: asyncio.TimerHandle
-    ) -> None:
-        """The batch on the writer's thread, answered as soon as the loop hears it is committed: the
-        thread's own callback answers the tables (issue 24). Through ``run_in_executor`` that took three
-        turns of a busy loop (the executor's future, then this task, then the tables' tasks), each turn
-        milliseconds under load; now two (this callback, then the tables' tasks with this one)."""
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[None] = loop.create_future()
-
-        def heard(exc: BaseException | None) -> None:
-            if exc is None and not fence.answered:
-                self._answer(fence, stalled)
-            if waiter.done():  # the writer was cancelled meanwhile (a committed batch is answered above)
-                return
-            if exc is None:
-                waiter.set_result(None)
-            else:
-                waiter.set_exception(exc)
-
-        def work() -> None:
-            try:
-                run_sync(engine, fence)
-            except BaseException as exc:  # told to the loop, raised there by the writer's task
-                outcome: BaseException | None = exc
-            else:
-                outcome = None
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits for it any more
-                loop.call_soon_threadsafe(heard, outcome)
-
-        thread.submit(work)
-        await waiter
-
-    def _answer(self, fence: Fence, stalled: asyncio.TimerHandle) -> None:
-        """The batch is committed: every table of it is answered (on the loop, no await)."""
-        fence.answered = True
         stalled.cancel()
         self._answered = self.time.mono()
         self.batches += 1
-        self.committed += len(fence.batch) - len(fence.moved)
-        for pending in fence.batch:
+        self.committed += len(batch) - len(fence.moved)
+        for pending in batch:
             if pending.done.done():
                 continue
             if pending.table_id in fence.moved:
