@@ -22,7 +22,10 @@ runs out, and the bench measures how late each timeout reached the clients after
 plus the lag grace, from the clock the clients were sent).
 
 Prints one JSON line: tables, sockets, acks/s, latency p50/p99/max from a command to its ack and to the
-other seats' update, timeout lateness p50/p99, errors, server CPU (cores, and ms per ack) and memory.
+other seats' update, timeout lateness p50/p99, errors, server CPU (cores, and ms per ack) and memory. With
+``--database`` a PostgreSQL instance running on this machine, the CPU of all its processes (the server's
+backends, the WAL writer, ...) is counted too (``database_cpu_*``; null when they cannot be read here), and
+the summary adds ``cpu_with_database_ms_per_ack``, the server's and the database's together, to the ratios.
 The relay is a minimal websocket server with the same shape of traffic (ack + one update per action to each
 seat of the table, encoded once, no game, no database): what any server must at least spend.
 
@@ -91,6 +94,29 @@ async def _pg_admin(url: str, sql: str) -> None:
         await conn.execute(sql)
     finally:
         await conn.close()
+
+
+async def _pg_postmaster(url: str) -> int | None:
+    """The PostgreSQL instance's postmaster, when it runs on this machine and its processes can be read
+    here (its backends are its children); None otherwise (a remote server, or one in a container)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"), timeout=10)
+    try:  # (read while the backend lives: it ends with the connection)
+        backend = int(await conn.fetchval("SELECT pg_backend_pid()"))
+        status = Path(f"/proc/{backend}/status").read_text()
+        if not status.startswith("Name:\tpostgres"):  # the same number here is another process
+            return None
+    except OSError:
+        return None
+    finally:
+        await conn.close()
+    parent = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:"))
+    try:
+        Path(f"/proc/{parent}/stat").read_text()
+    except OSError:
+        return None
+    return parent
 
 
 def fresh_database(url: str | None, tmp: Path) -> tuple[str, str | None]:
@@ -446,11 +472,18 @@ def _family(pid: int) -> list[int]:
 
 
 def proc_cpu_s(pid: int) -> float:
-    total = 0.0
+    """CPU seconds of ``pid`` and its children, those that ended included (``pid`` waited for them: a
+    database backend that closed during the run, a worker restarted)."""
+    total = 0
     for member in _family(pid):
-        fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it ended meanwhile: its parent's count of ended children has it
+            continue
+        total += int(fields[11]) + int(fields[12])
+        if member == pid:
+            total += int(fields[13]) + int(fields[14])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def proc_mem_mb(pid: int) -> tuple[float, float]:
@@ -463,7 +496,9 @@ def proc_mem_mb(pid: int) -> tuple[float, float]:
     return round(values.get("VmRSS", 0.0), 1), round(values.get("VmHWM", 0.0), 1)
 
 
-async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | None) -> dict[str, Any]:
+async def drive(
+    args: argparse.Namespace, port: int, pid: int, plan: Seats | None, postmaster: int | None = None
+) -> dict[str, Any]:
     load = Load(args, f"ws://127.0.0.1:{port}")
     tables: list[Table] = []
     gate = asyncio.Semaphore(64)
@@ -502,6 +537,9 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
     await asyncio.sleep(args.warmup)
 
     load.stats.measuring = True
+    # PostgreSQL's own processes (the server's backends, the WAL writer, ...) work for the server too: their
+    # CPU is counted beside the server's (the instance serves nothing else during a run).
+    db0 = proc_cpu_s(postmaster) if postmaster is not None else None
     cpu0, t0 = proc_cpu_s(pid), time.monotonic()
     stop = t0 + args.duration
     if plan is not None and plan.idle:
@@ -531,6 +569,7 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
         await _run_window(load, tables, args, stop)
     elapsed = time.monotonic() - t0
     cpu = proc_cpu_s(pid) - cpu0
+    db_cpu = proc_cpu_s(postmaster) - db0 if postmaster is not None and db0 is not None else None
     load.stats.measuring = False
     rss, hwm = proc_mem_mb(pid)
     for table in tables:
@@ -562,6 +601,8 @@ async def drive(args: argparse.Namespace, port: int, pid: int, plan: Seats | Non
         "errors": s.errors,
         "server_cpu_cores": round(cpu / elapsed, 2),
         "server_cpu_ms_per_ack": round(1000 * cpu / s.acks, 2) if s.acks else None,
+        "database_cpu_cores": None if db_cpu is None else round(db_cpu / elapsed, 2),
+        "database_cpu_ms_per_ack": None if db_cpu is None or not s.acks else round(1000 * db_cpu / s.acks, 2),
         "server_rss_mb": rss,
         "server_peak_rss_mb": hwm,
         "client_cpu_s": round(time.process_time(), 1),
@@ -609,6 +650,7 @@ def measure_once(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         drop = None
         plan = None
+        postmaster: int | None = None
         if args.bare:
             command = [sys.executable, str(Path(__file__).resolve()), "--serve-relay", str(port)]
             env = dict(os.environ)
@@ -618,6 +660,8 @@ def measure_once(args: argparse.Namespace) -> dict[str, Any]:
             url, drop = fresh_database(args.database, Path(tmp))
             upgrade(url)
             plan = asyncio.run(populate(url, args.tables, args.idle, args.duration))
+            if drop is not None:
+                postmaster = asyncio.run(_pg_postmaster(url))
             command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning",
                        "--workers", str(args.workers)]  # fmt: skip
             # Every socket comes from 127.0.0.1: the per-address connection cap is lifted for the bench.
@@ -628,7 +672,7 @@ def measure_once(args: argparse.Namespace) -> dict[str, Any]:
             started = time.monotonic()
             wait_up(port, proc, 1 if args.bare else args.workers)
             boot_s = time.monotonic() - started
-            result = asyncio.run(drive(args, port, proc.pid, plan))
+            result = asyncio.run(drive(args, port, proc.pid, plan, postmaster))
         finally:
             proc.send_signal(signal.SIGTERM)
             try:
@@ -685,11 +729,16 @@ def run_child(command: list[str]) -> dict[str, Any]:
 
 
 def figures(run: dict[str, Any]) -> dict[str, float | None]:
-    """The figures compared with the relay's: the lower the better but acks/s."""
+    """The figures compared with the relay's: the lower the better but acks/s. With PostgreSQL on this
+    machine, ``cpu_with_database_ms_per_ack`` adds its processes' CPU to the server's (the relay has no
+    database: this is what a move costs the machine beyond the relay's work)."""
+    database = run.get("database_cpu_ms_per_ack")
+    server = run.get("server_cpu_ms_per_ack")
     return {
         "ack_p99_ms": run["ack_ms"]["p99"],
-        "cpu_ms_per_ack": run["server_cpu_ms_per_ack"],
+        "cpu_ms_per_ack": server,
         "acks_per_s": run["acks_per_s"],
+        "cpu_with_database_ms_per_ack": None if database is None or server is None else server + database,
     }
 
 
@@ -705,10 +754,13 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
     """Each figure's spread over the runs, and each run's ratio to the relay run beside it."""
     out: dict[str, Any] = {"runs": len(server)}
     names = ["ack_p99_ms", "cpu_ms_per_ack", "acks_per_s"]
+    if server and all(r.get("database_cpu_ms_per_ack") is not None for r in server):
+        names.append("cpu_with_database_ms_per_ack")
     for label, runs in (("server", server), ("relay", relay)):
         if runs:
             table = [figures(r) for r in runs]
-            out[label] = {name: spread([f[name] for f in table]) for name in names}
+            known = [name for name in names if label == "server" or name in names[:3]]
+            out[label] = {name: spread([f[name] for f in table]) for name in known}
             out[label]["timeout_late_p99_ms"] = spread([r["timeout_late_ms"]["p99"] for r in runs])
             out[label]["errors"] = sum(sum(r["errors"].values()) for r in runs)
     if server and relay:
@@ -716,7 +768,7 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
         for s, r in zip(server, relay, strict=True):
             fs, fr = figures(s), figures(r)
             for name in names:
-                a, b = fs[name], fr[name]
+                a, b = fs[name], fr["cpu_ms_per_ack" if name == "cpu_with_database_ms_per_ack" else name]
                 ratios[name].append(round(a / b, 2) if a is not None and b else None)
         out["x_relay"] = {name: spread(values) for name, values in ratios.items()}
     return out
