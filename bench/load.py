@@ -750,6 +750,10 @@ def spread(values: list[float | None]) -> list[float] | None:
     return [round(min(known), 2), round(max(known), 2)]
 
 
+# The relay's figure each server figure is compared with (the relay has no database).
+_RELAY_FIGURE = {"cpu_with_database_ms_per_ack": "cpu_ms_per_ack"}
+
+
 def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's spread over the runs, and each run's ratio to the relay run beside it."""
     out: dict[str, Any] = {"runs": len(server)}
@@ -759,8 +763,8 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
     for label, runs in (("server", server), ("relay", relay)):
         if runs:
             table = [figures(r) for r in runs]
-            known = [name for name in names if label == "server" or name in names[:3]]
-            out[label] = {name: spread([f[name] for f in table]) for name in known}
+            own = [name for name in names if label == "server" or name not in _RELAY_FIGURE]
+            out[label] = {name: spread([f[name] for f in table]) for name in own}
             out[label]["timeout_late_p99_ms"] = spread([r["timeout_late_ms"]["p99"] for r in runs])
             out[label]["errors"] = sum(sum(r["errors"].values()) for r in runs)
     if server and relay:
@@ -768,7 +772,7 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
         for s, r in zip(server, relay, strict=True):
             fs, fr = figures(s), figures(r)
             for name in names:
-                a, b = fs[name], fr["cpu_ms_per_ack" if name == "cpu_with_database_ms_per_ack" else name]
+                a, b = fs[name], fr[_RELAY_FIGURE.get(name, name)]
                 ratios[name].append(round(a / b, 2) if a is not None and b else None)
         out["x_relay"] = {name: spread(values) for name, values in ratios.items()}
     return out
