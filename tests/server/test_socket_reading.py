@@ -12,6 +12,7 @@ import uvicorn
 from uvicorn.server import ServerState
 from websockets.asyncio.client import connect
 
+from app.server.connections.connection import TRANSPORT_EXTENSION
 from app.server.http.transport import WebSocketProtocol, guarded_protocol
 from tests.server.helpers import until
 
@@ -74,6 +75,67 @@ async def test_the_socket_is_paused_only_for_a_backlog_or_a_large_message() -> N
             await ws.send("x" * 4096)  # a large message pauses the socket until the app takes it
             assert await ws.recv() == "ok"
             assert len(pauses) == paused + 1
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_tables_socket_takes_its_messages_in_the_read_in_order() -> None:
+    """With a handler (`Connection.take_frames`), a text message goes to it in the protocol's read, not
+    through the app's task; what was queued for the app before still goes there first, binary frames
+    always do, and no message is lost or reordered between the two ways."""
+    seen: list[tuple[str, str]] = []  # (text, "read" | "task")
+    registered = asyncio.Event()
+    gate = asyncio.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = scope["extensions"][TRANSPORT_EXTENSION].get_protocol()
+        await gate.wait()  # the client's first messages queue for the app meanwhile
+
+        def in_read(text: str) -> None:
+            assert asyncio.current_task() is None  # a callback of the transport's read, no task
+            seen.append((text, "read"))
+            protocol.send_text_now(f"ok {text}")
+
+        protocol.on_text = in_read
+        registered.set()
+        while (message := await receive())["type"] != "websocket.disconnect":
+            item = message.get("text") or message["bytes"].decode()
+            seen.append((item, "task"))
+            await send({"type": "websocket.send", "text": f"ok {item}"})
+
+    config = uvicorn.Config(app, http=guarded_protocol(10, 0), ws=WebSocketProtocol, lifespan="off")
+    config.load()
+    protocol: Any = config.http_protocol_class
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: protocol(config=config, server_state=ServerState(), app_state={}), "127.0.0.1", 0
+    )
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            early = ["early 1", "early 2"]
+            for text in early:
+                await ws.send(text)
+            await asyncio.sleep(0)
+            gate.set()
+            await registered.wait()
+            for text in early:
+                assert await ws.recv() == f"ok {text}"
+            moves = [f'{{"type":"action","seq":{n}}}' for n in range(20)]
+            for text in moves:
+                await ws.send(text)
+                assert await ws.recv() == f"ok {text}"
+            await ws.send(b"binary")
+            assert await ws.recv() == "ok binary"
+            assert [text for text, _ in seen] == [*early, *moves, "binary"]  # nothing lost, in order
+            assert {way for text, way in seen if text in early} == {"task"}
+            assert {way for text, way in seen if text in moves} == {"read"}
+            assert seen[-1] == ("binary", "task")
     finally:
         server.close()
         await server.wait_closed()

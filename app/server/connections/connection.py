@@ -193,6 +193,15 @@ class Connection:
             return
         self._sender = asyncio.create_task(self._drain(_Resumed(sending, waiting)), name=f"ws-send-{self.id}")
 
+    def take_frames(self, handler: Callable[[str], None] | None) -> bool:
+        """Each text message of the socket goes to ``handler`` in the read that completes it (None: to the
+        app's ``receive`` again); False when the socket's protocol cannot (`WebSocketProtocol.on_text`)."""
+        protocol = None if self.transport is None else self.transport.get_protocol()
+        if protocol is None or not hasattr(protocol, "on_text"):
+            return False
+        protocol.on_text = handler
+        return True
+
     def close(self, code: int = 1000) -> None:
         """Closes the socket once the frames sent before are out (at once for a client too slow)."""
         if self.closed.is_set():

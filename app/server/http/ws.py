@@ -7,6 +7,7 @@ connection (and the table) go on.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -36,6 +37,8 @@ from app.server.tables.commands import Act, Connect, Disconnect, Resync
 from app.server.tables.registry import get_actor
 
 router = APIRouter()
+
+log = logging.getLogger(__name__)
 
 
 async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User, float]:
@@ -200,7 +203,62 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     bucket = TokenBucket(settings.rate_per_second, settings.rate_burst)
     resyncs = TokenBucket(settings.resync_per_second, settings.resync_burst)
     strikes = 0
+
+    def on_text(text: str) -> None:
+        """One text message of the client; no await: it runs in the socket's read too (`take_frames`)."""
+        nonlocal strikes
+        if conn.closed.is_set():  # closed for flooding (or any reason): what still comes is not read
+            return
+        if not bucket.take():
+            strikes += 1
+            if strikes == 1:
+                conn.send(ErrorMessage(code=ErrorCode.RATE_LIMITED, message="too many messages; slow down"))
+            if strikes >= settings.rate_strikes_to_close:
+                conn.close(CloseCode.POLICY)  # after the frames already sent, as every close
+            return
+        strikes = 0
+        if len(text) > settings.max_frame_bytes or len(text.encode()) > settings.max_frame_bytes:
+            limit = settings.max_frame_bytes
+            conn.send(
+                ErrorMessage(code=ErrorCode.FRAME_TOO_LARGE, message=f"frames are limited to {limit} bytes")
+            )
+            return
+        fast = action_frame(text)
+        if fast is not None:  # a move: no model per frame
+            actor.submit(Act(conn, fast[0], fast[1]))
+            return
+        try:
+            message = parse_client_message(text)
+        except ProtocolError as exc:
+            conn.send(ErrorMessage(code=exc.code, message=exc.message))
+            return
+        if isinstance(message, ActionMessage):
+            actor.submit(Act(conn, message.seq, message.action))
+        elif isinstance(message, ResyncMessage):
+            # A snapshot is the table's dearest frame: one at a time per connection (more asks are
+            # answered by the one on its way) and at most `resync_per_second` of them, later if over.
+            if conn.resync_pending:
+                return
+            conn.resync_pending = True
+            delay = resyncs.reserve()
+            if delay == 0:
+                actor.submit(Resync(conn))
+            else:
+                loop.call_later(delay, _resync_later, actor, conn)
+        elif isinstance(message, PingMessage):
+            conn.send(PongMessage(id=message.id))
+
+    def on_text_in_read(text: str) -> None:
+        try:
+            on_text(text)
+        except Exception:  # a bug must not break the socket's protocol: this client comes back later
+            log.exception("table %s: a client's message failed", table_id)
+            conn.take_frames(None)
+            conn.close(CloseCode.TRY_AGAIN)
+
+    conn.take_frames(on_text_in_read)
     try:
+        # What the socket's read does not take (a binary frame, messages queued before) and the close.
         while not conn.closed.is_set():
             frame = await websocket.receive()
             if frame["type"] == "websocket.disconnect":
@@ -209,52 +267,11 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
             if text is None:
                 conn.send(ErrorMessage(code=ErrorCode.BAD_JSON, message="binary frames are not accepted"))
                 continue
-            if not bucket.take():
-                strikes += 1
-                if strikes == 1:
-                    conn.send(
-                        ErrorMessage(code=ErrorCode.RATE_LIMITED, message="too many messages; slow down")
-                    )
-                if strikes >= settings.rate_strikes_to_close:
-                    conn.close(CloseCode.POLICY)  # after the frames already sent, as every close
-                    break
-                continue
-            strikes = 0
-            if len(text) > settings.max_frame_bytes or len(text.encode()) > settings.max_frame_bytes:
-                limit = settings.max_frame_bytes
-                conn.send(
-                    ErrorMessage(
-                        code=ErrorCode.FRAME_TOO_LARGE, message=f"frames are limited to {limit} bytes"
-                    )
-                )
-                continue
-            fast = action_frame(text)
-            if fast is not None:  # a move: no model per frame
-                actor.submit(Act(conn, fast[0], fast[1]))
-                continue
-            try:
-                message = parse_client_message(text)
-            except ProtocolError as exc:
-                conn.send(ErrorMessage(code=exc.code, message=exc.message))
-                continue
-            if isinstance(message, ActionMessage):
-                actor.submit(Act(conn, message.seq, message.action))
-            elif isinstance(message, ResyncMessage):
-                # A snapshot is the table's dearest frame: one at a time per connection (more asks are
-                # answered by the one on its way) and at most `resync_per_second` of them, later if over.
-                if conn.resync_pending:
-                    continue
-                conn.resync_pending = True
-                delay = resyncs.reserve()
-                if delay == 0:
-                    actor.submit(Resync(conn))
-                else:
-                    loop.call_later(delay, _resync_later, actor, conn)
-            elif isinstance(message, PingMessage):
-                conn.send(PongMessage(id=message.id))
+            on_text(text)
     except WebSocketDisconnect:
         pass
     finally:
+        conn.take_frames(None)
         expiry.cancel()
         untrack(ctx, conn, table_id)
         conn.close()
