@@ -58,6 +58,40 @@ async def test_page_clock_reaches_zero_with_the_servers_timeout_and_autoplay_sho
         await operator.close()
 
 
+async def test_a_clock_going_from_10_00_to_9_59_moves_nothing_on_its_seat_line(
+    sqlite_server: ServerProcess, browser: Browser
+) -> None:
+    """The figures keep their width: the running clock's reserve, and the clock's own edges, stay where they
+    were when its deal time loses a digit."""
+    _, operator, observer, players = await seat_players(
+        browser, sqlite_server, 3, {"pool_size": 10, "deal_time": 605, "reserve_time": 600}
+    )
+    try:
+        seat = observer.state["view"]["to_act"]
+        page = players[(seat + 1) % 3].page
+        clock = f'[data-clock-seat="{seat}"]'
+        where = """sel => { const el = document.querySelector(sel);
+            const box = (node) => { const r = node.getBoundingClientRect(); return [r.left, r.right]; };
+            const deal = el.querySelector('.deal'), reserve = el.querySelector('.reserve');
+            return [deal.textContent, ...box(el), ...box(reserve)]; }"""
+
+        async def shown(prefix: str) -> list[float]:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                text, *edges = await page.evaluate(where, clock)
+                if str(text).startswith(prefix):
+                    return [float(edge) for edge in edges]
+                await asyncio.sleep(0.05)
+            raise AssertionError(f"the running clock never showed {prefix}...")
+
+        before = await shown("10:0")
+        after = await shown("9:59")
+        assert after == before, f"clock and reserve edges moved: {before} at 10:0x, {after} at 9:59"
+    finally:
+        await observer.stop()
+        await operator.close()
+
+
 async def test_dropped_socket_reconnects_and_a_reloaded_page_resumes(
     sqlite_server: ServerProcess, browser: Browser, artifacts: Path
 ) -> None:
