@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from app.bots.client import Api, Chooser, TableClient, play_table, random_chooser
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
@@ -33,6 +33,20 @@ async def until(predicate: Callable[[], bool], what: str, timeout: float = 20.0)
     while not predicate():
         assert loop.time() < deadline, what
         await asyncio.sleep(0.02)
+
+
+T = TypeVar("T")
+
+
+async def poll_until(check: Callable[[], Awaitable[T | None]], what: str, timeout: float = 60.0) -> T:
+    """Asks ``check`` (which may query the server) every 0.2 s until it answers something other than None,
+    and returns that (fails naming ``what`` after ``timeout`` seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (value := await check()) is None:
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.2)
+    return value
 
 
 @dataclass

@@ -4,7 +4,6 @@ a room's rating limits refuse a seat with a typed reason."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 
 from app.bots.client import Api, ApiError
 from tests.server.conftest import OPERATOR, ServerProcess, _server, database_for, login
-from tests.server.helpers import sit_and_play
+from tests.server.helpers import poll_until, sit_and_play
 
 NAMES: dict[int, str] = {}
 
@@ -35,17 +34,6 @@ POOL = {"pool_size": 1, "deal_time": 60, "reserve_time": 60}
 def fast_robots(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServerProcess]:
     """A server on each database whose robots do not pause before they play."""
     yield from _server(database_for(request, tmp_path), tmp_path, {"PREFERANS_ROBOT_DELAY_MS": "0"})
-
-
-async def _until(check: Any, what: str, timeout: float = 60) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.2)
 
 
 async def _pages(api: Api, names: list[str]) -> dict[str, Any]:
@@ -71,7 +59,7 @@ async def test_ratings_follow_settled_games_and_equal_a_rebuild(fast_robots: Ser
         counts = [pages[n]["site"]["games"] for n in names]
         return pages if counts == [3, 3, 2] else None
 
-    live = await _until(rated, "three games taken into the ladders")
+    live = await poll_until(rated, "three games taken into the ladders")
     for name in names:
         page = live[name]
         assert len(page["history"]) == page["site"]["games"]
@@ -138,11 +126,11 @@ async def test_a_practice_room_rates_nothing(fast_robots: ServerProcess) -> None
     more = [await new_player(fast_robots) for _ in range(3)]
     await sit_and_play(more, table["id"], seed=10)
 
-    async def rated() -> bool:
+    async def rated() -> bool | None:
         page = await operator.call("GET", f"/api/ratings/players/{NAMES[id(more[0])]}")
-        return bool(page["site"]["games"] == 1)
+        return True if page["site"]["games"] == 1 else None
 
-    await _until(rated, "the rated room's game taken in")
+    await poll_until(rated, "the rated room's game taken in")
     for api in people:
         page = await operator.call("GET", f"/api/ratings/players/{NAMES[id(api)]}")
         assert page["site"]["games"] == 0 and page["history"] == [] and page["rooms"] == []

@@ -4,7 +4,6 @@ table, and no analysis (nor any card) of a deal still in play."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from playwright.async_api import Browser
 from app.analysis.records import played_deal
 from app.bots.client import Api
 from tests.server.conftest import OPERATOR, ServerProcess, login
-from tests.server.helpers import sit_and_play
+from tests.server.helpers import poll_until, sit_and_play
 from tests.web.site import PASSWORD, Observer, Player, open_player, sit_from_lobby
 from tests.web.test_admin_pages import logged_in
 
@@ -28,15 +27,6 @@ async def _bots_for(server: ServerProcess, players: list[Player]) -> list[Api]:
         await api.login(player.name, PASSWORD)
         apis.append(api)
     return apis
-
-
-async def _until(check: Any, what: str, timeout: float = 60) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while (value := await check()) is None:
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.2)
-    return value
 
 
 async def test_leaderboard_player_page_and_analysis_page(
@@ -69,7 +59,7 @@ async def test_leaderboard_player_page_and_analysis_page(
         counts = sorted(p["games"] for p in board["players"])
         return board if counts == [games] * 3 else None
 
-    board = await _until(rated, "the pulyas taken into the ladder")
+    board = await poll_until(rated, "the pulyas taken into the ladder")
     page = players[0].page
     errors_before = len(players[0].errors)
 
