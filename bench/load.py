@@ -22,7 +22,8 @@ runs out, and the bench measures how late each timeout reached the clients after
 plus the lag grace, from the clock the clients were sent).
 
 Prints one JSON line: tables, sockets, acks/s, latency p50/p99/max from a command to its ack and to the
-other seats' update, timeout lateness p50/p99, errors, server CPU (cores, and ms per ack) and memory. With
+other seats' update, timeout lateness p50/p99, errors, server CPU (cores, ms per ack, and ms per ack of the
+event loops' threads alone, ``server_loop_cpu_ms_per_ack``) and memory. With
 ``--database`` a PostgreSQL instance running on this machine, the CPU of all its processes (the server's
 backends, the WAL writer, ...) is counted too (``database_cpu_*``; null when they cannot be read here), and
 the summary adds ``cpu_with_database_ms_per_ack``, the server's and the database's together, to the ratios.
@@ -30,8 +31,9 @@ The relay is a minimal websocket server with the same shape of traffic (ack + on
 seat of the table, encoded once, no game, no database): what any server must at least spend.
 
 With ``--workers N`` the server runs N worker processes; a socket that lands on a worker which does not run
-its table is closed with 4307 naming the owner, and the bench reconnects there (before the measured
-window); server CPU and memory are the workers' sums.
+its table is closed with 4307 naming the owner, and the bench reconnects there; one closed with 1013 (the
+table was nobody's and the other worker took it meanwhile) connects again, as a page does (both before the
+measured window); server CPU and memory are the workers' sums.
 
 Users are written straight into the database (one password hash) and their tokens minted with the
 server's secret (set by the bench), so 3,000 seats need no 3,000 argon2 logins.
@@ -67,6 +69,9 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect  # noqa: E402
 
 SECRET = "bench-" + secrets.token_hex(16)
 GRACE_MS = 500  # LagPolicy: min(per-action cap 500 ms, quota 2000 ms) for a seat that has not used it
+
+
+TRY_AGAIN = 1013  # the close code of a socket refused for now (`app.protocol.codes.CloseCode.TRY_AGAIN`)
 
 
 def free_port() -> int:
@@ -342,6 +347,7 @@ class Load:
         headers = {} if user is None else {"Authorization": f"Bearer {token(user)}"}
         busy = 0
         attempt = 0
+        elsewhere = 0
         while True:
             try:
                 sock.ws = await websockets.connect(
@@ -350,12 +356,23 @@ class Load:
                 if self.args.workers > 1 and not self.args.bare:
                     # The first frame: the snapshot, or "moved" and a close naming the table's worker.
                     sock.first = await sock.ws.recv()
-                    if b'"moved"' in (sock.first if isinstance(sock.first, bytes) else sock.first.encode()):
+                    first = sock.first if isinstance(sock.first, bytes) else sock.first.encode()
+                    if b'"moved"' in first:
                         with contextlib.suppress(websockets.ConnectionClosed):
                             await sock.ws.recv()
                         url = f"{sock.ws.close_reason}?seat={sock.seat}"
                         sock.first = None
                         raise ConnectionRefusedError("moved")
+                    if b'"type":"error"' in first:
+                        with contextlib.suppress(websockets.ConnectionClosed):
+                            await sock.ws.recv()
+                        # 1013, try again: the table was nobody's when this socket came and the other
+                        # worker took it meanwhile (two seats' sockets at once, one at each worker).
+                        if sock.ws.close_code == TRY_AGAIN and elsewhere < 50:
+                            sock.first = None
+                            elsewhere += 1
+                            await asyncio.sleep(0.1 * random.random())
+                            continue
                 break
             except Exception as exc:
                 response = getattr(exc, "response", None)
@@ -486,6 +503,19 @@ def proc_cpu_s(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def loop_cpu_s(pid: int) -> float:
+    """CPU seconds of the main thread of ``pid`` and of each child: each server process's event loop (its
+    other threads are the SQLite writer, the ratings pass, the executor's)."""
+    total = 0
+    for member in _family(pid):
+        try:
+            fields = Path(f"/proc/{member}/task/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def proc_mem_mb(pid: int) -> tuple[float, float]:
     values: dict[str, float] = {}
     for member in _family(pid):
@@ -540,7 +570,7 @@ async def drive(
     # PostgreSQL's own processes (the server's backends, the WAL writer, ...) work for the server too: their
     # CPU is counted beside the server's (the instance serves nothing else during a run).
     db0 = proc_cpu_s(postmaster) if postmaster is not None else None
-    cpu0, t0 = proc_cpu_s(pid), time.monotonic()
+    cpu0, loop0, t0 = proc_cpu_s(pid), loop_cpu_s(pid), time.monotonic()
     stop = t0 + args.duration
     if plan is not None and plan.idle:
         # The idle tables start now: their third seat sits (REST), spread over the first second.
@@ -568,7 +598,7 @@ async def drive(
     else:
         await _run_window(load, tables, args, stop)
     elapsed = time.monotonic() - t0
-    cpu = proc_cpu_s(pid) - cpu0
+    cpu, loop_cpu = proc_cpu_s(pid) - cpu0, loop_cpu_s(pid) - loop0
     db_cpu = proc_cpu_s(postmaster) - db0 if postmaster is not None and db0 is not None else None
     load.stats.measuring = False
     rss, hwm = proc_mem_mb(pid)
@@ -601,6 +631,7 @@ async def drive(
         "errors": s.errors,
         "server_cpu_cores": round(cpu / elapsed, 2),
         "server_cpu_ms_per_ack": round(1000 * cpu / s.acks, 2) if s.acks else None,
+        "server_loop_cpu_ms_per_ack": round(1000 * loop_cpu / s.acks, 2) if s.acks else None,
         "database_cpu_cores": None if db_cpu is None else round(db_cpu / elapsed, 2),
         "database_cpu_ms_per_ack": None if db_cpu is None or not s.acks else round(1000 * db_cpu / s.acks, 2),
         "server_rss_mb": rss,
