@@ -21,6 +21,7 @@ from app.db.models import DealRecord, GameTable, PlayerRating, RatedGame, Rating
 from app.server.ratings import SITE, ladder, rate_settled, rebuild, run_ratings
 from app.server.ratings.ladder import GAMES_PER_PASS
 from tests.server.conftest import database_for, pg_base_url, pg_database  # noqa: F401 (fixtures)
+from tests.server.helpers import poll_until
 
 
 def _settlement(exact: list[int]) -> dict[str, Any]:
@@ -73,6 +74,16 @@ async def _four_players_and_a_room(session: AsyncSession) -> tuple[int, int, int
     await session.flush()
     a, b, c, d = users
     return a, b, c, d, room.id
+
+
+async def _rated_games(sessions: async_sessionmaker[AsyncSession], count: int) -> None:
+    """Waits until ``count`` games are taken into the ladders (by the background loop)."""
+
+    async def taken() -> bool | None:
+        async with sessions() as session:
+            return True if len((await _ladders(session))[2]) == count else None
+
+    await poll_until(taken, f"{count} games taken in", timeout=30)
 
 
 async def _ladders(session: AsyncSession) -> tuple[list[Any], list[Any], list[Any]]:
@@ -196,14 +207,8 @@ async def test_passes_of_a_few_games_take_them_in_order_and_the_loop_takes_in_al
         await session.commit()
     assert GAMES_PER_PASS < 3
     task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
-    try:
-        for _ in range(3000):  # the interval is an hour: only passes that follow at once can do it
-            async with sessions() as session:
-                taken = len((await _ladders(session))[2])
-            if taken == 6:
-                break
-            await asyncio.sleep(0.01)
-        assert taken == 6
+    try:  # the interval is an hour: only passes that follow at once can do it
+        await _rated_games(sessions, 6)
     finally:
         task.cancel()
         await asyncio.wait({task})
@@ -239,14 +244,8 @@ async def test_the_background_passes_run_off_the_servers_loop_on_either_database
             await _game(session, room_id, [a, b, c], [n, 0, -n], at=10.0 + n, status="finished")
         await session.commit()
     task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
-    try:
-        for _ in range(3000):  # the interval is an hour: the first pass and the one that follows at once
-            async with sessions() as session:
-                taken = len((await _ladders(session))[2])
-            if taken == 3:
-                break
-            await asyncio.sleep(0.01)
-        assert taken == 3
+    try:  # the interval is an hour: the first pass and the one that follows at once
+        await _rated_games(sessions, 3)
     finally:
         task.cancel()
         await asyncio.wait({task})
