@@ -53,6 +53,20 @@ def make_engine(
     )
 
 
+def make_thread_engine(url: str) -> AsyncEngine:
+    """PostgreSQL for a background thread's own event loop: one connection, every query bounded (30 s,
+    as SQLite's busy timeout): a hung database must not hold the thread, and the process's exit waits
+    for it."""
+    return create_async_engine(
+        url,
+        pool_size=1,
+        max_overflow=0,
+        pool_pre_ping=True,
+        json_serializer=_json,
+        connect_args={"timeout": 10, "command_timeout": 30},
+    )
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")

@@ -28,7 +28,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
-from app.db.engine import make_engine, make_sessionmaker, make_sqlite_batch_engine
+from app.db.engine import make_sessionmaker, make_sqlite_batch_engine, make_thread_engine
 from app.db.models import (
     DealRecord,
     GameTable,
@@ -304,18 +304,27 @@ class _LoopOfItsOwn:
         self.sessions: async_sessionmaker[AsyncSession] | None = None
 
     def take_in_pass(self, limit: int) -> int:
-        if self.loop is None:
-            self.loop = asyncio.new_event_loop()
-            self.engine = make_engine(self.url.render_as_string(hide_password=False), 1, 0)
-            self.sessions = make_sessionmaker(self.engine)
-        assert self.sessions is not None
+        if self.loop is None or self.sessions is None:
+            loop = asyncio.new_event_loop()
+            try:
+                engine = make_thread_engine(self.url.render_as_string(hide_password=False))
+            except BaseException:
+                loop.close()
+                raise
+            self.loop, self.engine, self.sessions = loop, engine, make_sessionmaker(engine)
         return self.loop.run_until_complete(_async_pass(self.sessions, limit))
 
     def close(self) -> None:
-        if self.loop is not None:
-            if self.engine is not None:
-                self.loop.run_until_complete(self.engine.dispose())
-            self.loop.close()
+        loop, engine = self.loop, self.engine
+        if loop is None:
+            return
+        try:
+            if engine is not None:
+                loop.run_until_complete(engine.dispose())
+        except Exception:
+            log.warning("ratings: closing the thread's connection failed", exc_info=True)
+        finally:
+            loop.close()
 
 
 async def run_ratings(
@@ -329,9 +338,8 @@ async def run_ratings(
     through the async ORM, a pass held the loop for its Python work (about 10 ms a game) and, on SQLite,
     the database's one write lock from its first row to its commit across a few dozen awaits, each a turn
     of a busy loop: seconds in which no table's step could be committed, so no action acknowledged (issue
-    24: 30 games ending together held it 3.5 s). On PostgreSQL, 100 tables whose clocks ran out beside
-    1,000 paced ones put the acks' p99 at 240-390 ms. In a thread the loop gets the interpreter back within
-    the switch interval (`PREFERANS_GIL_SWITCH_MS`). Without ``engine`` a pass runs on the loop.
+    24: 30 games ending together held it 3.5 s). In a thread the loop gets the interpreter back within the
+    switch interval (`PREFERANS_GIL_SWITCH_MS`). Without ``engine`` a pass runs on the loop.
 
     A pass takes in at most `GAMES_PER_PASS` games, and the next follows at once while more wait: a
     hundred games ending within seconds made passes of 200 ms, each holding the interpreter that long.
