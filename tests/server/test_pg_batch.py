@@ -162,6 +162,26 @@ async def test_moves_are_one_statement_storing_what_sqlalchemy_stores(
     assert version == [100 + t % TABLE_COUNT for t in ours]
 
 
+async def test_the_heartbeat_goes_in_the_moves_one_statement(engine: AsyncEngine) -> None:
+    """The writer's heartbeat, kept (`batch.HEARTBEAT`), is a part of the moves' one statement: built with
+    its values for each batch, every batch with a beat went through SQLAlchemy's own execution."""
+    async with engine.begin() as conn:
+        await conn.execute(insert(STATE), [{"key": "heartbeat:x", "value": "1"}])
+    await engine.dispose()  # the connections made from here on are logged
+    logged = _statements_logged(engine)
+    fence = _fence({t: _write(t) for t in range(1, 4)})
+    fence.tail.append((batch.HEARTBEAT, [{"k": "heartbeat:x", "v": "2"}]))
+    assert await pg_batch.run_asyncpg(engine, fence)
+    assert len([q for q in logged if q.startswith("WITH s0 AS (INSERT INTO actions")]) == 1, logged
+    assert not [q for q in logged if q.startswith(("INSERT", "UPDATE", "BEGIN", "COMMIT"))], logged
+    async with engine.connect() as conn:
+        beats = (
+            await conn.execute(select(STATE.c.key, STATE.c.value).where(STATE.c.key == "heartbeat:x"))
+        ).all()
+    assert [tuple(b) for b in beats] == [("heartbeat:x", "2")]
+    assert len((await _rows(engine, range(1, 4)))["actions"]) == 5
+
+
 async def test_a_batch_of_other_statements_is_one_transaction_of_executemany(engine: AsyncEngine) -> None:
     """A holding closed is not unnested: the batch goes statement by statement, its rows as SQLAlchemy's."""
     writes = {t: _write(t) for t in range(1, 4)}

@@ -35,6 +35,7 @@ from app.server.storage.schema import (
     INTERRUPTED,
     SANCTIONS,
     SEATS,
+    STATE,
     TABLES,
 )
 from app.server.storage.step_write import StepWrite
@@ -428,12 +429,18 @@ _REVOKED = (
     .where(SANCTIONS.c.id == bindparam("i"))
     .values({c: bindparam(f"v_{c}") for c in ("revoked_by", "revoked_at", "revoke_reason")})
 )
+# This process's heartbeat (`GroupWriter`), one row by its key: kept, it goes with the moves' statements
+# (on PostgreSQL in their one statement); built with its values for each batch, every batch with a beat,
+# one a second, went through SQLAlchemy's own execution.
+HEARTBEAT = update(STATE).where(STATE.c.key == bindparam("k")).values(value=bindparam("v"))
+KEYED[HEARTBEAT] = Keyed(STATE.name, {"value": "v"}, {"key": "k"})
 _INSERTS: dict[str, Executable] = {}
 _TABLE_UPDATES: dict[tuple[str, ...], Executable] = {}
 # The statements `prepared_statement` may run on the driver's cursor: those built once here and kept (a
 # statement's hash and equality are its identity).
 _KEPT: set[Executable] = {
-    _SEAT_REMOVED, _SEATS_REMOVED, _SEAT_SEQ, _SEAT_SUBSTITUTED, _ADJUDICATED, _HOLDING_CLOSED, _REVOKED
+    _SEAT_REMOVED, _SEATS_REMOVED, _SEAT_SEQ, _SEAT_SUBSTITUTED, _ADJUDICATED, _HOLDING_CLOSED, _REVOKED,
+    HEARTBEAT,
 }  # fmt: skip
 
 

@@ -24,12 +24,12 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.engine import make_sqlite_batch_engine
-from app.server.storage.batch import Fence, Pending, Statement, run_sync
+from app.server.storage.batch import HEARTBEAT, Fence, Pending, Statement, run_sync
 from app.server.storage.clock_rows import Boot
 from app.server.storage.heartbeats import HEARTBEAT_PREFIX
 from app.server.storage.pg_batch import run_asyncpg
@@ -175,14 +175,7 @@ class GroupWriter:
         beat, self._beat = self._beat, None
         tail: list[Statement] = []
         if beat is not None:
-            tail.append(
-                (
-                    update(STATE)
-                    .where(STATE.c.key == HEARTBEAT_PREFIX + self.boot.id)
-                    .values(value=str(beat)),
-                    None,
-                )
-            )
+            tail.append((HEARTBEAT, [{"k": HEARTBEAT_PREFIX + self.boot.id, "v": str(beat)}]))
         fence = Fence(self.owner, batch, tail)
         # A hung database fails nothing: a batch still unanswered after `stall_s` is an outage too.
         stalled = asyncio.get_running_loop().call_later(self.stall_s, self._database_away)
