@@ -488,18 +488,23 @@ def _family(pid: int) -> list[int]:
     return [pid, *(int(c) for c in children)]
 
 
+def _ticks(path: str) -> list[int] | None:
+    """utime, stime, cutime, cstime of a ``/proc`` stat file (None: the process or thread has ended)."""
+    try:
+        fields = Path(path).read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return [int(f) for f in fields[11:15]]
+
+
 def proc_cpu_s(pid: int) -> float:
     """CPU seconds of ``pid`` and its children, those that ended included (``pid`` waited for them: a
     database backend that closed during the run, a worker restarted)."""
     total = 0
     for member in _family(pid):
-        try:
-            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # it ended meanwhile: its parent's count of ended children has it
-            continue
-        total += int(fields[11]) + int(fields[12])
-        if member == pid:
-            total += int(fields[13]) + int(fields[14])
+        ticks = _ticks(f"/proc/{member}/stat")
+        if ticks is not None:  # one that ended meanwhile: its parent's count of ended children has it
+            total += sum(ticks) if member == pid else ticks[0] + ticks[1]
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -508,11 +513,8 @@ def loop_cpu_s(pid: int) -> float:
     other threads are the SQLite writer, the ratings pass, the executor's)."""
     total = 0
     for member in _family(pid):
-        try:
-            fields = Path(f"/proc/{member}/task/{member}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
+        ticks = _ticks(f"/proc/{member}/task/{member}/stat")
+        total += 0 if ticks is None else ticks[0] + ticks[1]
     return total / os.sysconf("SC_CLK_TCK")
 
 
