@@ -508,13 +508,22 @@ def proc_cpu_s(pid: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def loop_cpu_s(pid: int) -> float:
-    """CPU seconds of the main thread of ``pid`` and of each child: each server process's event loop (its
-    other threads are the SQLite writer, the ratings pass, the executor's)."""
+def _loops(pid: int) -> list[int]:
+    """The processes that run an event loop of the server: the workers under ``--workers`` (the
+    supervisor only watches them), else the server's own process."""
+    return _family(pid)[1:] or [pid]
+
+
+def loop_cpu_s(members: list[int]) -> float | None:
+    """CPU seconds of the main threads of ``members``: each server process's event loop (its other
+    threads are the SQLite writer, the ratings pass, the executor's). None if one of them has ended: a
+    thread's CPU is not kept after its process ends, so the figure would miss it."""
     total = 0
-    for member in _family(pid):
+    for member in members:
         ticks = _ticks(f"/proc/{member}/task/{member}/stat")
-        total += 0 if ticks is None else ticks[0] + ticks[1]
+        if ticks is None:
+            return None
+        total += ticks[0] + ticks[1]
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -572,7 +581,8 @@ async def drive(
     # PostgreSQL's own processes (the server's backends, the WAL writer, ...) work for the server too: their
     # CPU is counted beside the server's (the instance serves nothing else during a run).
     db0 = proc_cpu_s(postmaster) if postmaster is not None else None
-    cpu0, loop0, t0 = proc_cpu_s(pid), loop_cpu_s(pid), time.monotonic()
+    loops = _loops(pid)
+    cpu0, loop0, t0 = proc_cpu_s(pid), loop_cpu_s(loops), time.monotonic()
     stop = t0 + args.duration
     if plan is not None and plan.idle:
         # The idle tables start now: their third seat sits (REST), spread over the first second.
@@ -600,7 +610,9 @@ async def drive(
     else:
         await _run_window(load, tables, args, stop)
     elapsed = time.monotonic() - t0
-    cpu, loop_cpu = proc_cpu_s(pid) - cpu0, loop_cpu_s(pid) - loop0
+    cpu, loop_end = proc_cpu_s(pid) - cpu0, loop_cpu_s(loops)
+    # A worker restarted during the window: its loop's CPU is lost with it, so no figure is given.
+    loop_cpu = None if loop_end is None or loop0 is None or _loops(pid) != loops else loop_end - loop0
     db_cpu = proc_cpu_s(postmaster) - db0 if postmaster is not None and db0 is not None else None
     load.stats.measuring = False
     rss, hwm = proc_mem_mb(pid)
@@ -633,7 +645,9 @@ async def drive(
         "errors": s.errors,
         "server_cpu_cores": round(cpu / elapsed, 2),
         "server_cpu_ms_per_ack": round(1000 * cpu / s.acks, 2) if s.acks else None,
-        "server_loop_cpu_ms_per_ack": round(1000 * loop_cpu / s.acks, 2) if s.acks else None,
+        "server_loop_cpu_ms_per_ack": (
+            round(1000 * loop_cpu / s.acks, 2) if s.acks and loop_cpu is not None else None
+        ),
         "database_cpu_cores": None if db_cpu is None else round(db_cpu / elapsed, 2),
         "database_cpu_ms_per_ack": None if db_cpu is None or not s.acks else round(1000 * db_cpu / s.acks, 2),
         "server_rss_mb": rss,
