@@ -20,7 +20,7 @@ from app.db.migrate import upgrade
 from app.db.models import DealRecord, GameTable, PlayerRating, RatedGame, RatingChange, Room, TableSeat, User
 from app.server.ratings import SITE, ladder, rate_settled, rebuild, run_ratings
 from app.server.ratings.ladder import GAMES_PER_PASS
-from tests.server.conftest import database_for, pg_base_url, pg_database  # noqa: F401 (fixtures)
+from tests.conftest import database_for
 from tests.server.helpers import poll_until
 
 

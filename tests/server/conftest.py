@@ -1,9 +1,8 @@
 """Fixtures: a real server (``python -m app serve``) in a subprocess on a free loopback port, on SQLite
 or on PostgreSQL.
 
-PostgreSQL tests (marker ``postgres``) use ``PREFERANS_TEST_PG_URL``; every server gets a fresh database
-``preferans_test_<random>`` that is dropped afterwards. When CI=true and PostgreSQL is unreachable they
-fail instead of skipping.
+PostgreSQL tests (marker ``postgres``) get their fresh database from ``tests/conftest.py`` (``pg_database``,
+``database_for``), which every test package shares.
 """
 
 from __future__ import annotations
@@ -24,13 +23,13 @@ from typing import Any
 import httpx
 import pluggy
 import pytest
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.auth.roles import Role
 from app.auth.users import create_user
 from app.bots.client import Api
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
+from tests.conftest import database_for
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATOR = "operator1"
@@ -120,51 +119,6 @@ class ServerProcess:
                 self.proc.wait(timeout=10)
 
 
-def _pg_base_url() -> str | None:
-    return os.environ.get("PREFERANS_TEST_PG_URL")
-
-
-async def _pg_admin(base_url: str, sql: str) -> None:
-    engine = create_async_engine(base_url, isolation_level="AUTOCOMMIT", connect_args={"timeout": 10})
-    try:
-        async with engine.connect() as conn:
-            await conn.exec_driver_sql(sql)
-    finally:
-        await engine.dispose()
-
-
-@pytest.fixture(scope="session")
-def pg_base_url() -> str:
-    url = _pg_base_url()
-    ci = os.environ.get("CI", "").lower() == "true"
-    if not url:
-        if ci:
-            pytest.fail("CI=true but PREFERANS_TEST_PG_URL is not set (scripts/ensure-postgres prints it)")
-        pytest.skip("PREFERANS_TEST_PG_URL is not set")
-    try:
-        asyncio.run(_pg_admin(url, "SELECT 1"))
-    except Exception as exc:
-        if ci:
-            pytest.fail(f"CI=true but PostgreSQL at {url} is unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable: {exc}")
-    return url
-
-
-def _replace_db(url: str, name: str) -> str:
-    head, _, _ = url.rpartition("/")
-    return f"{head}/{name}"
-
-
-@pytest.fixture
-def pg_database(pg_base_url: str) -> Iterator[str]:
-    name = f"preferans_test_{secrets.token_hex(6)}"
-    asyncio.run(_pg_admin(pg_base_url, f'CREATE DATABASE "{name}"'))
-    try:
-        yield _replace_db(pg_base_url, name)
-    finally:
-        asyncio.run(_pg_admin(pg_base_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 async def _add_users(database_url: str) -> None:
     engine = make_engine(database_url)
     try:
@@ -198,14 +152,6 @@ def _server(
         yield server
     finally:
         server.stop()
-
-
-def database_for(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The database of a fixture parametrised ``sqlite`` / ``postgres``: a file in the test's directory, or
-    a fresh PostgreSQL database (`pg_database`)."""
-    if request.param == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
-    return str(request.getfixturevalue("pg_database"))
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -34,7 +34,7 @@ from app.server.storage.step_write import StepWrite
 from app.server.tables.commands import Act, Connect, Sit
 from app.server.tables.registry import get_actor, shutdown_all
 from app.server.timebase import MonoMs, WallMs, wall_ms
-from tests.server.conftest import database_for
+from tests.conftest import database_for
 
 TABLES = 3
 

@@ -20,7 +20,7 @@ from app.server.accounts.sessions import SignedTickets, redeem_signed
 from app.server.cluster.ownership import PLACING_S, Cluster
 from app.server.storage import HEARTBEAT_PREFIX
 from app.server.timebase import wall_ms
-from tests.server.conftest import database_for
+from tests.conftest import database_for
 
 N = 40
 

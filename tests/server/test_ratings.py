@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from app.bots.client import Api, ApiError
-from tests.server.conftest import OPERATOR, ServerProcess, _server, database_for, login
+from tests.conftest import database_for
+from tests.server.conftest import OPERATOR, ServerProcess, _server, login
 from tests.server.helpers import poll_until, sit_and_play
 
 NAMES: dict[int, str] = {}

@@ -16,7 +16,7 @@ from app.db.engine import make_engine
 from app.db.migrate import upgrade
 from app.db.models import UserSockets, WorkerSlot
 from app.server.accounts.shared_caps import SharedSockets, sit_lease
-from tests.server.conftest import database_for
+from tests.conftest import database_for
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

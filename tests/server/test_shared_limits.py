@@ -14,7 +14,7 @@ from app.db.engine import make_engine
 from app.db.migrate import upgrade
 from app.db.models import RateBucket
 from app.server.accounts.ratelimit import KeyedLimiter, SharedLimiter
-from tests.server.conftest import database_for
+from tests.conftest import database_for
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -28,7 +28,8 @@ from sqlalchemy import select
 from app.bots.client import Api, ApiError, TableClient, play_table, random_chooser
 from app.db.engine import make_engine
 from app.db.models import GameTable
-from tests.server.conftest import Workers, database_for, new_player, run_workers
+from tests.conftest import database_for
+from tests.server.conftest import Workers, new_player, run_workers
 from tests.server.helpers import Table, fresh_snapshot, open_table, play_out
 from tests.server.test_hidden_information import card_texts_in
 

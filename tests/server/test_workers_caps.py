@@ -15,7 +15,8 @@ import pytest
 import websockets
 
 from app.bots.client import Api, ApiError
-from tests.server.conftest import Workers, database_for, new_player, run_workers
+from tests.conftest import database_for
+from tests.server.conftest import Workers, new_player, run_workers
 from tests.server.test_workers import OVERRIDES, _owners
 
 CAP = 3  # sockets per user
