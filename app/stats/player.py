@@ -24,9 +24,12 @@ from app.engine.bids import Bid
 
 @dataclass(frozen=True, slots=True)
 class GameFacts:
-    """One game of the player: their seat, its settled index (None while not settled), when it finished,
-    every deal result, the player's thinking time in ms, and the analyses of its deals (solver-seat
-    analysis JSON and the table seat of each solver seat)."""
+    """One holding of a seat by the player in one game (RULES §7.7: a seat may change hands, and a fourth
+    joining renumbers the seats): the seat, in the numbering of the deals he played there; its settled index
+    (None while not settled, or when the seat went to another holder: the settlement is the final
+    holder's); when the game finished; the results of the deals he played in it; his thinking time in ms
+    (on one of his holdings of the game); and the analyses of those deals (solver-seat analysis JSON and
+    the table seat of each solver seat)."""
 
     table_id: int
     seat: int

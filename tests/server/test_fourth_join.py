@@ -135,6 +135,30 @@ async def test_a_fourth_joins_three_across_two_restarts(server: ServerProcess) -
             else:  # the deals he played at three in his old seat, then his new seat
                 expected |= {(old, name, 1, deal), (moved[old], name, deal + 1, None)}
         assert holders == expected
+        # Each player's statistics count the deals he played, in the seat he played them from (§7.7).
+        counted = [d for d in record["deals"] if d["result"] and d["result"]["type"] != "void"]
+        assert any(d["deal"] <= deal for d in counted)
+        mine = await players[0].call("GET", f"/api/stats/players/{dan_name}")
+        assert mine["deals"] == len([d for d in counted if d["deal"] > deal])
+        for name in names:
+            held = [(s, first, last) for s, user, first, last in expected if user == name]
+            declared = [
+                d for d in counted
+                if d["result"]["type"] in ("game", "zastrel") and d["result"].get("contract")
+                and any(first <= d["deal"] <= (last or d["deal"]) and d["result"].get("declarer") == s
+                        for s, first, last in held)
+            ]  # fmt: skip
+            theirs = await players[0].call("GET", f"/api/stats/players/{name}")
+            assert theirs["deals"] == len(counted) and theirs["games_read"] == 1
+            assert sum(c["declared"] for c in theirs["contracts"]) == len(declared)
+        exported = await players[0].call("GET", f"/api/export/tables/{table.id}")
+        assert {
+            (h["seat"], h["name"], h["first_deal"], h["last_deal"]) for h in exported["holders"]
+        } == expected
+        first = await players[0].call("GET", f"/api/analysis/tables/{table.id}")
+        by_deal = {d["deal"]: {int(s): p["name"] for s, p in d["players"].items()} for d in first["deals"]}
+        assert by_deal[1] == dict(enumerate(names))  # a deal before the join: its three players, old seats
+        assert {int(s): p["name"] for s, p in first["players"].items()}[seat] == dan_name
         assert table.id in [g["id"] for g in await dan.call("GET", "/api/history")]
         admin = await login(server, ADMIN)  # the archived log replays from three seats across the join
         log = await admin.call("GET", f"/api/admin/tables/{table.id}/log")

@@ -6,6 +6,7 @@ naming both holders and "my games" listing the game for both; an operator's deci
 from __future__ import annotations
 
 import asyncio
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -124,6 +125,25 @@ async def test_a_substitution_agreed_before_a_restart_takes_the_seat_after_it(se
         record = await players[0].call("GET", f"/api/tables/{table.id}/history")
         seat1 = [(h["user"], h["first_deal"], h["last_deal"]) for h in record["holders"] if h["seat"] == 1]
         assert seat1 == [(leaver, 1, deal), (dan_name, deal + 1, None)]
+        # §7.7: each holder's statistics count only the deals he played; the settlement is the final holder's.
+        counted = [d["deal"] for d in record["deals"] if d["result"] and d["result"]["type"] != "void"]
+        assert any(n <= deal for n in counted) and any(n > deal for n in counted)
+        gone = await players[0].call("GET", f"/api/stats/players/{leaver}")
+        came = await players[0].call("GET", f"/api/stats/players/{dan_name}")
+        assert gone["games_read"] == came["games_read"] == 1
+        assert gone["deals"] == len([n for n in counted if n <= deal])
+        assert came["deals"] == len([n for n in counted if n > deal])
+        assert gone["pulyas"] == 0 and gone["index"]["per_pulya"] == []
+        if record["status"] == "finished":
+            assert came["pulyas"] == 1
+            assert came["index"]["per_pulya"][0]["index"] == round(
+                float(Fraction(record["settlement"]["exact"][1])), 2
+            )
+        exported = await players[0].call("GET", f"/api/export/tables/{table.id}")
+        assert [
+            (h["name"], h["first_deal"], h["last_deal"]) for h in exported["holders"] if h["seat"] == 1
+        ] == seat1
+        assert [p["name"] for p in exported["players"] if p["seat"] == 1] == [dan_name]
         for api in (players[1], dan):
             assert table.id in [g["id"] for g in await api.call("GET", "/api/history")]
         admin = await login(server, ADMIN)

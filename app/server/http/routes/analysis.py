@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from app.analysis.deal import PlayedDeal
 from app.analysis.records import inner_record, played_deal
-from app.db.models import DealAnalysis, DealRecord, TableSeat, User
+from app.db.models import DealAnalysis, DealRecord
 from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import watched_table
 from app.server.analysis import (
@@ -31,6 +31,7 @@ from app.server.analysis import (
 )
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
+from app.server.http.holdings import holders_of_deal, holdings
 from app.server.tables.robot_levels import robot_level
 from app.solver import InvalidPosition
 
@@ -45,13 +46,8 @@ def _pool(ctx: ContextDep) -> AnalysisPool:
     return ctx.analysis
 
 
-async def _players(session: SessionDep, table_id: int) -> dict[int, str]:
-    rows = await session.execute(
-        select(TableSeat.seat, User.name)
-        .join(User, User.id == TableSeat.user_id)
-        .where(TableSeat.table_id == table_id)
-    )
-    return {int(seat): name for seat, name in rows.all()}
+def _named(holders: dict[int, str]) -> dict[str, dict[str, Any]]:
+    return {str(s): {"name": n, "robot": robot_level(n)} for s, n in sorted(holders.items())}
 
 
 def _in_table_seats(analysis: dict[str, Any], seats: list[int]) -> dict[str, Any]:
@@ -81,7 +77,8 @@ async def deal_analysis(
             "a deal's analysis is shown once the deal has ended (in a tournament, once the round has)",
         )
     assert deal is not None
-    players = await _players(session, table_id)
+    # RULES §7.7: the players of this deal, in its seat numbering (a seat may have changed hands since).
+    players = holders_of_deal(await holdings(session, [table_id]), deal_number)
     deal_id, result, record = deal.id, deal.result, deal.record
     await session.close()  # no connection held while the solver works
     try:
@@ -98,7 +95,7 @@ async def deal_analysis(
     return {
         "table": table_id,
         "deal": deal_number,
-        "players": {str(s): {"name": n, "robot": robot_level(n)} for s, n in players.items()},
+        "players": _named(players),
         "result": result,
         "record": inner_record(record),
         "hands": hands,
@@ -121,10 +118,16 @@ async def game_analysis(table_id: Id, user: CurrentUser, session: SessionDep) ->
         )
     ).all()
     allowed = await analysis_allowed(session, table_id, deal_over=True)
-    players = await _players(session, table_id)
+    held = await holdings(session, [table_id])
     out = []
     for number, result, analysis, seats in deals:
-        summary: dict[str, Any] = {"deal": number, "result": result, "analysis": None}
+        # Each deal's own players (RULES §7.7: a substitute or a fourth joining changes who sits where).
+        summary: dict[str, Any] = {
+            "deal": number,
+            "players": _named(holders_of_deal(held, number)),
+            "result": result,
+            "analysis": None,
+        }
         if allowed:
             summary["analysed"] = analysis is not None
             summary["over_budget"] = analysis is not None and OVER_BUDGET in analysis
@@ -136,8 +139,8 @@ async def game_analysis(table_id: Id, user: CurrentUser, session: SessionDep) ->
                     "mistakes": full["mistakes"],
                 }
         out.append(summary)
-    players_out = {str(s): {"name": n, "robot": robot_level(n)} for s, n in players.items()}
-    return {"table": table_id, "players": players_out, "held_back": not allowed, "deals": out}
+    final = {h.seat: h.name for h in held if h.last_deal is None}  # who holds each seat at the end
+    return {"table": table_id, "players": _named(final), "held_back": not allowed, "deals": out}
 
 
 @router.post("/deal")

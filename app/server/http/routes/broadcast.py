@@ -21,6 +21,7 @@ from app.server.accounts.privacy import watched_table
 from app.server.analysis import analysis_allowed
 from app.server.errors import ApiError
 from app.server.http.deps import CurrentUser, Id, SessionDep
+from app.server.http.holdings import holders_of_deal, holdings
 from app.table import LIVE
 
 router = APIRouter(prefix="/api/broadcast", tags=["broadcast"])
@@ -63,7 +64,15 @@ async def broadcast(table_id: Id, user: CurrentUser, session: SessionDep) -> dic
             if found is not None
             else dict(record.get("hands", {}))
         )
-        previous = {"deal": last.deal_number, "result": last.result, "record": record, "hands": hands}
+        # RULES §7.7: that deal's own players, in its seat numbering (a seat may have changed hands since).
+        held = holders_of_deal(await holdings(session, [table_id]), last.deal_number)
+        previous = {
+            "deal": last.deal_number,
+            "players": {str(seat): name for seat, name in held.items()},
+            "result": last.result,
+            "record": record,
+            "hands": hands,
+        }
     return {
         "table": table_id,
         "status": table.status,

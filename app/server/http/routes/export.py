@@ -17,12 +17,13 @@ from sqlalchemy import select
 
 from app.analysis.deal import deal_json
 from app.analysis.records import inner_record, played_deal
-from app.db.models import DealRecord, Room, TableSeat, User
+from app.db.models import DealRecord, Room
 from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import watched_table
 from app.server.analysis import AnalysisOverBudget, analysis_allowed
 from app.server.errors import ApiError
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
+from app.server.http.holdings import holdings
 from app.server.tables.robot_levels import robot_level
 from app.solver import InvalidPosition
 
@@ -36,13 +37,7 @@ MAX_IMPORTED_DEALS = 200
 async def export_game(table_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     table = await watched_table(session, table_id, user)
     room = await session.get(Room, table.room_id)
-    seats = (
-        await session.execute(
-            select(TableSeat.seat, User.name)
-            .join(User, User.id == TableSeat.user_id)
-            .where(TableSeat.table_id == table_id)
-        )
-    ).all()
+    held = await holdings(session, [table_id])
     deals = (
         await session.execute(
             select(DealRecord).where(DealRecord.table_id == table_id).order_by(DealRecord.deal_number)
@@ -53,7 +48,17 @@ async def export_game(table_id: Id, user: CurrentUser, session: SessionDep) -> d
         "table": table_id,
         "room": {"id": table.room_id, "name": room.name if room else None},
         "seats": table.seats,
-        "players": [{"seat": s, "name": n, "robot": robot_level(n)} for s, n in sorted(seats)],
+        # Who holds each seat at the end (whose the settlement is), and every holder of each seat with the
+        # deals he played, in those deals' seat numbering (RULES §7.7).
+        "players": [
+            {"seat": h.seat, "name": h.name, "robot": robot_level(h.name)}
+            for h in held
+            if h.last_deal is None
+        ],
+        "holders": [
+            {"seat": h.seat, "name": h.name, "first_deal": h.first_deal, "last_deal": h.last_deal}
+            for h in held
+        ],
         "conventions": table.conventions,
         "first_dealer": table.first_dealer,
         "status": table.status,

@@ -11,16 +11,17 @@ from fractions import Fraction
 from typing import Any
 
 from fastapi import APIRouter
-from sqlalchemy import Select, case, func, select
+from sqlalchemy import Select, case, func, or_, select
 
 from app.auth.roles import Role
 from app.auth.users import name_key
-from app.db.models import ActionRecord, DealAnalysis, DealRecord, GameTable, Room, TableSeat, User
+from app.db.models import ActionRecord, DealAnalysis, DealRecord, GameTable, Room, SeatHolder, TableSeat, User
 from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import visible_rooms
 from app.server.analysis import OVER_BUDGET
 from app.server.errors import ApiError
 from app.server.http.deps import CurrentUser, Id, SessionDep
+from app.server.http.holdings import holdings
 from app.server.tables.robot_levels import robot_level
 from app.stats import GameFacts, player_stats
 
@@ -32,24 +33,15 @@ MAX_GAMES = 500
 
 
 @dataclass(frozen=True, slots=True)
-class _Seat:
+class _Game:
     table_id: int
-    seat: int
-    user_id: int
     finished_at: float | None
     settlement: dict[str, Any] | None
     status: str
 
 
-def _seats_query() -> Select[Any]:
-    return select(
-        TableSeat.table_id,
-        TableSeat.seat,
-        TableSeat.user_id,
-        GameTable.finished_at,
-        GameTable.settlement,
-        GameTable.status,
-    ).join(GameTable, GameTable.id == TableSeat.table_id)
+def _games_query() -> Select[Any]:
+    return select(GameTable.id, GameTable.finished_at, GameTable.settlement, GameTable.status)
 
 
 def _newest(query: Select[Any]) -> Select[Any]:
@@ -58,47 +50,61 @@ def _newest(query: Select[Any]) -> Select[Any]:
     )
 
 
-async def _facts(session: SessionDep, seats: Sequence[_Seat]) -> dict[int, list[GameFacts]]:
-    """Each player's games among ``seats``, oldest first; a fixed number of queries whatever their count."""
-    table_ids = sorted({s.table_id for s in seats})
+async def _facts(session: SessionDep, games: Sequence[_Game]) -> dict[int, list[GameFacts]]:
+    """Each player's holdings at ``games`` (RULES §7.7: a seat may change hands, and a fourth joining
+    renumbers the seats), oldest first, each with only the deals its holder played; a fixed number of
+    queries whatever their count."""
+    table_ids = sorted({g.table_id for g in games})
     deals: dict[int, list[tuple[int, Any]]] = defaultdict(list)
-    analyses: dict[int, list[tuple[Any, list[int]]]] = defaultdict(list)
+    analyses: dict[int, list[tuple[int, Any, list[int]]]] = defaultdict(list)
     thinking: dict[tuple[int, int], int] = {}
+    held = await holdings(session, table_ids)
     if table_ids:
-        for table_id, deal_id, result in (
+        for table_id, number, result in (
             await session.execute(
-                select(DealRecord.table_id, DealRecord.id, DealRecord.result)
+                select(DealRecord.table_id, DealRecord.deal_number, DealRecord.result)
                 .where(DealRecord.table_id.in_(table_ids))
                 .order_by(DealRecord.table_id, DealRecord.deal_number)
             )
         ).all():
-            deals[int(table_id)].append((int(deal_id), result))
-        for table_id, analysis, solver_seats in (
+            deals[int(table_id)].append((int(number), result))
+        for table_id, number, analysis, solver_seats in (
             await session.execute(
-                select(DealRecord.table_id, DealAnalysis.analysis, DealAnalysis.seats)
+                select(DealRecord.table_id, DealRecord.deal_number, DealAnalysis.analysis, DealAnalysis.seats)
                 .join(DealRecord, DealRecord.id == DealAnalysis.deal_id)
                 .where(DealRecord.table_id.in_(table_ids))
             )
         ).all():
             if OVER_BUDGET not in analysis:  # a deal the solver could not analyse has no verdicts
-                analyses[int(table_id)].append((analysis, [int(s) for s in solver_seats]))
-        thinking = await _thinking_ms(session, table_ids, sorted({s.user_id for s in seats}))
+                analyses[int(table_id)].append((int(number), analysis, [int(s) for s in solver_seats]))
+        thinking = await _thinking_ms(session, table_ids, sorted({h.user_id for h in held}))
+    game_of = {g.table_id: g for g in games}
     out: dict[int, list[GameFacts]] = defaultdict(list)
-    for s in sorted(seats, key=lambda s: (s.finished_at or 0.0, s.table_id)):
+    timed: set[tuple[int, int]] = set()  # a player's thinking at a table counts once, whatever his holdings
+    for h in sorted(held, key=lambda h: (game_of[h.table_id].finished_at or 0.0, h.table_id, h.first_deal)):
+        game = game_of[h.table_id]
         index = None
-        if s.status == "finished" and s.settlement and "exact" in s.settlement:
-            index = Fraction(s.settlement["exact"][s.seat])
-        out[s.user_id].append(
+        # The settlement is the seat's, and goes to whoever holds it at the end (RULES §7.7).
+        if (
+            h.last_deal is None
+            and game.status == "finished"
+            and game.settlement
+            and "exact" in game.settlement
+        ):
+            index = Fraction(game.settlement["exact"][h.seat])
+        key = (h.table_id, h.user_id)
+        out[h.user_id].append(
             GameFacts(
-                table_id=s.table_id,
-                seat=s.seat,
-                finished_at=s.finished_at,
+                table_id=h.table_id,
+                seat=h.seat,
+                finished_at=game.finished_at,
                 index=index,
-                results=[r for _, r in deals[s.table_id] if r is not None],
-                thinking_ms=thinking.get((s.table_id, s.user_id), 0),
-                analyses=analyses[s.table_id],
+                results=[r for n, r in deals[h.table_id] if r is not None and h.holds(n)],
+                thinking_ms=0 if key in timed else thinking.get(key, 0),
+                analyses=[(a, seats) for n, a, seats in analyses[h.table_id] if h.holds(n)],
             )
         )
+        timed.add(key)
     return out
 
 
@@ -127,8 +133,8 @@ async def _thinking_ms(
     return {(int(t), int(u)): int(float(total or 0) * 1000) for t, u, total in rows.all()}
 
 
-def _scope(seats: Sequence[_Seat]) -> dict[str, Any]:
-    return {"games_read": len(seats), "max_games": MAX_GAMES, "truncated": len(seats) >= MAX_GAMES}
+def _scope(games: Sequence[_Game]) -> dict[str, Any]:
+    return {"games_read": len(games), "max_games": MAX_GAMES, "truncated": len(games) >= MAX_GAMES}
 
 
 async def _user(session: SessionDep, name: str) -> User:
@@ -143,12 +149,15 @@ async def player(name: str, user: CurrentUser, session: SessionDep) -> dict[str,
     """The player's newest `MAX_GAMES` finished games in rooms the caller may watch (their own games
     always: they sat there); ``games_read`` and ``truncated`` say how many were read."""
     target = await _user(session, name)
-    query = _seats_query().where(TableSeat.user_id == target.id)
+    # Every game he held a seat in: to the end, or for some deals before a substitute (RULES §7.7).
+    held = select(SeatHolder.table_id).where(SeatHolder.user_id == target.id)
+    seated = select(TableSeat.table_id).where(TableSeat.user_id == target.id)
+    query = _games_query().where(or_(GameTable.id.in_(held), GameTable.id.in_(seated)))
     if target.id != user.id:
         query = query.join(Room, Room.id == GameTable.room_id).where(visible_rooms(user))
-    seats = [_Seat(*row) for row in (await session.execute(_newest(query).limit(MAX_GAMES))).all()]
-    stats = player_stats((await _facts(session, seats))[target.id])
-    return {"user": target.name, "robot": robot_level(target.name), **_scope(seats), **stats.to_json()}
+    games = [_Game(*row) for row in (await session.execute(_newest(query).limit(MAX_GAMES))).all()]
+    stats = player_stats((await _facts(session, games))[target.id])
+    return {"user": target.name, "robot": robot_level(target.name), **_scope(games), **stats.to_json()}
 
 
 @router.get("/rooms/{room_id}")
@@ -160,18 +169,12 @@ async def room(room_id: Id, user: CurrentUser, session: SessionDep) -> dict[str,
         raise ApiError(ErrorCode.NOT_FOUND, f"no room {room_id}")
     if found.operator_id != user.id and not Role(user.role).allows(Role.ADMIN):
         raise ApiError(ErrorCode.FORBIDDEN, "a room's statistics are for its operator")
-    newest = _newest(select(GameTable.id).where(GameTable.room_id == room_id)).limit(MAX_GAMES)
-    tables = [int(t) for t in (await session.scalars(newest)).all()]
-    rows = (await session.execute(_seats_query().where(TableSeat.table_id.in_(tables)))).all()
-    seats = [_Seat(*row) for row in rows]
-    names = dict(
-        (
-            await session.execute(select(User.id, User.name).where(User.id.in_({s.user_id for s in seats})))
-        ).all()
-    )
-    facts = await _facts(session, seats)
+    newest = _newest(_games_query().where(GameTable.room_id == room_id)).limit(MAX_GAMES)
+    games = [_Game(*row) for row in (await session.execute(newest)).all()]
+    facts = await _facts(session, games)
+    names = dict((await session.execute(select(User.id, User.name).where(User.id.in_(set(facts))))).all())
     players: dict[str, Any] = {}
     for user_id, name in sorted(names.items(), key=lambda item: item[1]):
         players[name] = {"robot": robot_level(name), **player_stats(facts[user_id]).to_json()}
-    scope = {"games_read": len(tables), "max_games": MAX_GAMES, "truncated": len(tables) >= MAX_GAMES}
+    scope = _scope(games)
     return {"room": room_id, "room_name": found.name, **scope, "players": players}

@@ -19,7 +19,8 @@ export function mount(root, params) {
   let trick = 10;
   let shownDeal = 0;
   let stopped = false;
-  const name = (/** @type {string} */ seat) => data?.players?.[seat] ?? `#${seat}`;
+  // The deal shown is the last one over: its own players (a seat may have changed hands since).
+  const name = (/** @type {string} */ seat) => data?.previous?.players?.[seat] ?? data?.players?.[seat] ?? `#${seat}`;
 
   async function load() {
     try {
