@@ -9,8 +9,7 @@ the holdings instead.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -33,9 +32,13 @@ class Holding:
 
 
 async def holdings(session: AsyncSession, table_ids: Collection[int]) -> list[Holding]:
-    """Every holding at the tables ``table_ids``, by table, seat and first deal. A table whose game began
-    before holdings were recorded (it has none) has its seat rows' players as holders of every deal: no
-    seat could change hands then."""
+    """Every holding at the tables ``table_ids``, by table, seat and first deal.
+
+    Holdings are recorded from a game's start since migration 0012; a game begun before has none until a
+    seat changes hands. So a seat row (the holder at the end) whose seat has no open holding stands for a
+    holding from the first deal: right for every seat of such a game that never changed hands; where one
+    did, its earlier holder is not known (the sheet's history line names him) and only the later one is
+    listed."""
     if not table_ids:
         return []
     rows = (
@@ -54,24 +57,20 @@ async def holdings(session: AsyncSession, table_ids: Collection[int]) -> list[Ho
     ).all()
     found = [Holding(int(t), int(s), int(u), str(n), int(f), None if to is None else int(to))
              for t, s, u, n, f, to in rows]  # fmt: skip
-    bare = set(table_ids) - {h.table_id for h in found}
-    if bare:
-        seats = await session.execute(
-            select(TableSeat.table_id, TableSeat.seat, TableSeat.user_id, User.name)
-            .join(User, User.id == TableSeat.user_id)
-            .where(TableSeat.table_id.in_(bare))
-        )
-        found += [Holding(int(t), int(s), int(u), str(n), 1, None) for t, s, u, n in seats.all()]
+    open_seats = {(h.table_id, h.seat) for h in found if h.last_deal is None}
+    seats = await session.execute(
+        select(TableSeat.table_id, TableSeat.seat, TableSeat.user_id, User.name)
+        .join(User, User.id == TableSeat.user_id)
+        .where(TableSeat.table_id.in_(table_ids))
+    )
+    found += [
+        Holding(int(t), int(s), int(u), str(n), 1, None)
+        for t, s, u, n in seats.all()
+        if (int(t), int(s)) not in open_seats
+    ]
     return sorted(found, key=lambda h: (h.table_id, h.seat, h.first_deal))
 
 
 def holders_of_deal(table: Sequence[Holding], deal_number: int) -> dict[int, str]:
     """Seat (in the deal's numbering) → the name of the player who held it in deal ``deal_number``."""
     return {h.seat: h.name for h in table if h.holds(deal_number)}
-
-
-def by_table(found: Iterable[Holding]) -> dict[int, list[Holding]]:
-    out: dict[int, list[Holding]] = defaultdict(list)
-    for holding in found:
-        out[holding.table_id].append(holding)
-    return out

@@ -11,11 +11,21 @@ from fractions import Fraction
 from typing import Any
 
 from fastapi import APIRouter
-from sqlalchemy import Select, case, func, or_, select
+from sqlalchemy import Select, case, func, select, union
 
 from app.auth.roles import Role
 from app.auth.users import name_key
-from app.db.models import ActionRecord, DealAnalysis, DealRecord, GameTable, Room, SeatHolder, TableSeat, User
+from app.db.models import (
+    ActionRecord,
+    DealAnalysis,
+    DealRecord,
+    GameTable,
+    Room,
+    SeatHolder,
+    TableSeat,
+    TournamentTable,
+    User,
+)
 from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import visible_rooms
 from app.server.analysis import OVER_BUDGET
@@ -58,6 +68,7 @@ async def _facts(session: SessionDep, games: Sequence[_Game]) -> dict[int, list[
     deals: dict[int, list[tuple[int, Any]]] = defaultdict(list)
     analyses: dict[int, list[tuple[int, Any, list[int]]]] = defaultdict(list)
     thinking: dict[tuple[int, int], int] = {}
+    drawn: set[int] = set()  # tournament tables: RULES §9.7, the seat's result counts for the player drawn
     held = await holdings(session, table_ids)
     if table_ids:
         for table_id, number, result in (
@@ -78,19 +89,18 @@ async def _facts(session: SessionDep, games: Sequence[_Game]) -> dict[int, list[
             if OVER_BUDGET not in analysis:  # a deal the solver could not analyse has no verdicts
                 analyses[int(table_id)].append((int(number), analysis, [int(s) for s in solver_seats]))
         thinking = await _thinking_ms(session, table_ids, sorted({h.user_id for h in held}))
+        tournament = select(TournamentTable.table_id).where(TournamentTable.table_id.in_(table_ids))
+        drawn = set(await session.scalars(tournament))
     game_of = {g.table_id: g for g in games}
     out: dict[int, list[GameFacts]] = defaultdict(list)
     timed: set[tuple[int, int]] = set()  # a player's thinking at a table counts once, whatever his holdings
     for h in sorted(held, key=lambda h: (game_of[h.table_id].finished_at or 0.0, h.table_id, h.first_deal)):
         game = game_of[h.table_id]
         index = None
-        # The settlement is the seat's, and goes to whoever holds it at the end (RULES §7.7).
-        if (
-            h.last_deal is None
-            and game.status == "finished"
-            and game.settlement
-            and "exact" in game.settlement
-        ):
+        # The settlement is the seat's: it goes to whoever holds it at the end (RULES §7.7), at a tournament's
+        # table to the player drawn there, its first holder (§9.7; nobody joins a tournament table).
+        owner = h.first_deal == 1 if h.table_id in drawn else h.last_deal is None
+        if owner and game.status == "finished" and game.settlement and "exact" in game.settlement:
             index = Fraction(game.settlement["exact"][h.seat])
         key = (h.table_id, h.user_id)
         out[h.user_id].append(
@@ -152,7 +162,7 @@ async def player(name: str, user: CurrentUser, session: SessionDep) -> dict[str,
     # Every game he held a seat in: to the end, or for some deals before a substitute (RULES §7.7).
     held = select(SeatHolder.table_id).where(SeatHolder.user_id == target.id)
     seated = select(TableSeat.table_id).where(TableSeat.user_id == target.id)
-    query = _games_query().where(or_(GameTable.id.in_(held), GameTable.id.in_(seated)))
+    query = _games_query().where(GameTable.id.in_(union(held, seated)))
     if target.id != user.id:
         query = query.join(Room, Room.id == GameTable.room_id).where(visible_rooms(user))
     games = [_Game(*row) for row in (await session.execute(_newest(query).limit(MAX_GAMES))).all()]
