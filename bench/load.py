@@ -22,8 +22,11 @@ runs out, and the bench measures how late each timeout reached the clients after
 plus the lag grace, from the clock the clients were sent).
 
 Prints one JSON line: tables, sockets, acks/s, latency p50/p99/max from a command to its ack and to the
-other seats' update, timeout lateness p50/p99, errors, server CPU (cores, ms per ack, and ms per ack of the
-event loops' threads alone, ``server_loop_cpu_ms_per_ack``) and memory. With
+other seats' update (and the acks' p50/p99 apart for the commands sent in the window's first 10 s, when
+the idle tables sit and start and their clocks begin to run out, and after), timeout lateness p50/p99, the
+idle tables' sits (answered, refused with 503 and tried again, how long an answered one took), errors,
+server CPU (cores, ms per ack, and ms per ack of the event loops' threads alone,
+``server_loop_cpu_ms_per_ack``) and memory. With
 ``--database`` a PostgreSQL instance running on this machine, the CPU of all its processes (the server's
 backends, the WAL writer, ...) is counted too (``database_cpu_*``; null when they cannot be read here), and
 the summary adds ``cpu_with_database_ms_per_ack``, the server's and the database's together, to the ratios.
@@ -305,8 +308,11 @@ class Stats:
     acks: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     ack_ms: list[float] = field(default_factory=list)
+    ack_at: list[float] = field(default_factory=list)  # when each of ``ack_ms``'s commands was sent
     update_ms: list[float] = field(default_factory=list)
     late_ms: list[float] = field(default_factory=list)
+    sit_ms: list[float] = field(default_factory=list)  # the idle tables' sits that were answered 200
+    sits_refused: int = 0  # answered 503 (the server's admission shedding the surge) and tried again
     measuring: bool = False
 
 
@@ -438,6 +444,7 @@ class Load:
                         if stats.measuring:
                             stats.acks += 1
                             stats.ack_ms.append((now - sock.sent_at) * 1000)  # type: ignore[attr-defined]
+                            stats.ack_at.append(sock.sent_at)  # type: ignore[attr-defined]
                         if self.args.unpaced and sock.legal:  # the update came first: our turn again
                             self.act(sock)
                 elif kind == "error":
@@ -477,6 +484,19 @@ class Load:
                     break
             tick += 1.0
             await asyncio.sleep(max(0.0, tick - time.monotonic()))
+
+
+SETTLE_S = 10.0  # the first seconds of the window, reported apart (`_phases`)
+
+
+def _phases(stats: Stats, start: float, settle_s: float) -> dict[str, list[float]]:
+    """The acks' latencies of commands sent in the window's first ``settle_s`` seconds and after."""
+    cut = start + settle_s
+    sent = list(zip(stats.ack_ms, stats.ack_at, strict=True))
+    return {
+        f"first_{settle_s:.0f}s": [ms for ms, at in sent if at < cut],
+        f"after_{settle_s:.0f}s": [ms for ms, at in sent if at >= cut],
+    }
 
 
 def _family(pid: int) -> list[int]:
@@ -591,13 +611,17 @@ async def drive(
             async def sit(table_id: int, user: int) -> None:
                 await asyncio.sleep(random.random())
                 for _ in range(20):  # a 503 is the server's admission shedding a surge: try again
+                    asked = time.monotonic()
                     r = await http.post(
                         f"/api/tables/{table_id}/sit",
                         json={"seat": 2},
                         headers={"Authorization": f"Bearer {token(user)}"},
                     )
                     if r.status_code != 503:
+                        if r.status_code == 200:
+                            load.stats.sit_ms.append((time.monotonic() - asked) * 1000)
                         break
+                    load.stats.sits_refused += 1
                     await asyncio.sleep(0.2 + random.random() / 2)
                 if r.status_code != 200:
                     load.stats.errors[f"sit_{r.status_code}"] = (
@@ -630,6 +654,12 @@ async def drive(
         "acks": s.acks,
         "acks_per_s": round(s.acks / elapsed, 1),
         "ack_ms": {"p50": pct(s.ack_ms, 0.5), "p99": pct(s.ack_ms, 0.99), "max": pct(s.ack_ms, 1.0)},
+        # The window's first seconds (the idle tables sit and start, their clocks begin to run out) apart
+        # from the rest: where the tail comes from.
+        **{
+            f"ack_ms_{name}": {"p50": pct(part, 0.5), "p99": pct(part, 0.99)}
+            for name, part in _phases(s, t0, SETTLE_S).items()
+        },
         "updates": len(s.update_ms),  # the other seats' updates matched to the command that caused them
         "update_ms": {
             "p50": pct(s.update_ms, 0.5),
@@ -643,6 +673,12 @@ async def drive(
             "max": pct(s.late_ms, 1.0),
         },
         "errors": s.errors,
+        "sits": {
+            "answered": len(s.sit_ms),
+            "refused_503": s.sits_refused,
+            "ms_p50": pct(s.sit_ms, 0.5),
+            "ms_max": pct(s.sit_ms, 1.0),
+        },
         "server_cpu_cores": round(cpu / elapsed, 2),
         "server_cpu_ms_per_ack": round(1000 * cpu / s.acks, 2) if s.acks else None,
         "server_loop_cpu_ms_per_ack": (
@@ -813,6 +849,8 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
             own = [name for name in names if label == "server" or name not in _RELAY_FIGURE]
             out[label] = {name: spread([f[name] for f in table]) for name in own}
             out[label]["timeout_late_p99_ms"] = spread([r["timeout_late_ms"]["p99"] for r in runs])
+            for phase in (f"first_{SETTLE_S:.0f}s", f"after_{SETTLE_S:.0f}s"):
+                out[label][f"ack_p99_{phase}_ms"] = spread([r[f"ack_ms_{phase}"]["p99"] for r in runs])
             out[label]["errors"] = sum(sum(r["errors"].values()) for r in runs)
     if server and relay:
         ratios: dict[str, list[float | None]] = {name: [] for name in names}
