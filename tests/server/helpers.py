@@ -209,3 +209,15 @@ async def sit_and_play(
             done.set()
         for client in clients:
             await client.close()
+
+
+async def team_round(operator: Api, players: list[Api]) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """A team tournament of ``players`` (six: two tables) with its first round started: its id and the
+    round's two tables (``table_id``, ``players`` by seat)."""
+    room = await operator.create_room("team room", {"deal_time": 600})
+    body = {"room_id": room["id"], "name": "Teams", "rounds": 1, "round_minutes": 60, "teams": True}
+    tid = int((await operator.call("POST", "/api/tournaments", body))["id"])
+    for api in players:
+        await api.call("POST", f"/api/tournaments/{tid}/register", {})
+    first, second = (await operator.call("POST", f"/api/tournaments/{tid}/rounds"))["tables"]
+    return tid, first, second

@@ -14,6 +14,7 @@ import pytest
 from app.bots.client import Api, ApiError, play_table, random_chooser
 from app.engine.cards import DECK
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
+from tests.server.helpers import team_round
 
 ALL_CARDS = {c.text for c in DECK}
 
@@ -45,13 +46,7 @@ async def test_a_captains_call_is_seen_by_the_captain_only(sqlite_server: Server
     players = [await new_player(server, "c") for _ in range(6)]
     names = {(await api.call("GET", "/api/auth/me"))["name"]: api for api in players}
     try:
-        room = await operator.create_room("team room", {"deal_time": 600})
-        body = {"room_id": room["id"], "name": "Teams", "rounds": 1, "round_minutes": 60, "teams": True}
-        tid = (await operator.call("POST", "/api/tournaments", body))["id"]
-        for api in players:
-            await api.call("POST", f"/api/tournaments/{tid}/register", {})
-        rnd = await operator.call("POST", f"/api/tournaments/{tid}/rounds")
-        first, second = rnd["tables"]
+        tid, first, second = await team_round(operator, players)
         probe = await _snapshot(names[first["players"][0]], first["table_id"])
         seat = probe["view"]["to_act"]
         caller = first["players"][seat]

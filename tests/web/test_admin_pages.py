@@ -11,7 +11,9 @@ from tests.server.test_archive import interrupted_in_play
 from tests.web.site import open_player, sit_from_lobby
 
 
-async def logged_in(browser: Browser, server: ServerProcess, name: str, route: str) -> tuple[Page, list[str]]:
+async def logged_in(
+    browser: Browser, server: ServerProcess, name: str, route: str, password: str = PASSWORD
+) -> tuple[Page, list[str]]:
     """A page logged in as ``name`` on ``route``, and the list its uncaught errors go to."""
     context = await browser.new_context(viewport={"width": 1280, "height": 1000})
     page = await context.new_page()
@@ -19,7 +21,7 @@ async def logged_in(browser: Browser, server: ServerProcess, name: str, route: s
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     await page.goto(f"{server.url}/#/login")
     await page.fill("#login-name", name)
-    await page.fill("#login-password", PASSWORD)
+    await page.fill("#login-password", password)
     await page.click("[data-action=login]")
     await page.wait_for_selector("[data-lobby]")
     await page.click(f"[data-nav={route}]")

@@ -6,42 +6,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from playwright.async_api import Browser, Page
 
-from app.bots.client import Api
 from app.engine.cards import DECK
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
+from tests.server.helpers import snapshot, snapshot_until, team_round
+from tests.web.test_admin_pages import logged_in
 
 PLAYER_PASSWORD = "player-password"  # `new_player`'s
 ALL_CARDS = {c.text for c in DECK}
-
-
-async def _page(browser: Browser, server: ServerProcess, name: str, route: str) -> tuple[Page, list[str]]:
-    """A page logged in as the player ``name`` at ``route``, and the list its uncaught errors go to."""
-    context = await browser.new_context(viewport={"width": 1280, "height": 1000})
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    await page.goto(f"{server.url}/#/login")
-    await page.fill("#login-name", name)
-    await page.fill("#login-password", PLAYER_PASSWORD)
-    await page.click("[data-action=login]")
-    await page.wait_for_selector("[data-lobby]")
-    await page.goto(f"{server.url}/#/{route}")
-    return page, errors
-
-
-async def _snapshot(api: Api, table_id: int) -> dict[str, Any]:
-    client = api.table(table_id)
-    await client.connect()
-    try:
-        while client.last is None or client.last.get("view") is None:
-            await client.receive(timeout=30)
-        return client.last
-    finally:
-        await client.close()
 
 
 def _cards_in(text: str) -> set[str]:
@@ -57,26 +31,24 @@ async def test_a_player_calls_his_captain_who_sees_his_hand_and_suggests_a_bid(
     apis = {(await api.call("GET", "/api/auth/me"))["name"]: api for api in players}
     pages: list[Page] = []
     try:
-        room = await operator.create_room("team room", {"deal_time": 600})
-        body = {"room_id": room["id"], "name": "Teams", "rounds": 1, "round_minutes": 60, "teams": True}
-        tid = (await operator.call("POST", "/api/tournaments", body))["id"]
-        for api in players:
-            await api.call("POST", f"/api/tournaments/{tid}/register", {})
-        first, second = (await operator.call("POST", f"/api/tournaments/{tid}/rounds"))["tables"]
+        tid, first, second = await team_round(operator, players)
         table_id = first["table_id"]
-        seat = (await _snapshot(apis[first["players"][0]], table_id))["view"]["to_act"]
+        dealt = await snapshot_until(apis[first["players"][0]], table_id, lambda s: s["view"] is not None)
+        seat = dealt["view"]["to_act"]
         caller, captain = first["players"][seat], second["players"][0]
         for name, role in ((caller, None), (captain, "captain")):
             await operator.call(
                 "POST", f"/api/tournaments/{tid}/teams", {"player": name, "team": "Neva", "role": role}
             )
-        hand = (await _snapshot(apis[caller], table_id))["view"]["deal"]["hands"][str(seat)]
+        hand = (await snapshot(apis[caller], table_id))["view"]["deal"]["hands"][str(seat)]
 
-        at_table, table_errors = await _page(browser, server, caller, f"table/{table_id}")
+        at_table, table_errors = await logged_in(browser, server, caller, "tournaments", PLAYER_PASSWORD)
         pages.append(at_table)
+        await at_table.goto(f"{server.url}/#/table/{table_id}")
         await at_table.wait_for_selector('[data-table][data-connection="online"]')
-        watching, captain_errors = await _page(browser, server, captain, f"tournaments/{tid}")
+        watching, captain_errors = await logged_in(browser, server, captain, "tournaments", PLAYER_PASSWORD)
         pages.append(watching)
+        await watching.goto(f"{server.url}/#/tournaments/{tid}")
         await watching.wait_for_selector("[data-tournament-page]")
         assert await watching.locator("[data-captain-call]").count() == 0  # nobody has called yet
 
