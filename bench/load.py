@@ -487,16 +487,15 @@ class Load:
 
 
 SETTLE_S = 10.0  # the first seconds of the window, reported apart (`_phases`)
+PHASES = (f"first_{SETTLE_S:.0f}s", f"after_{SETTLE_S:.0f}s")
 
 
-def _phases(stats: Stats, start: float, settle_s: float) -> dict[str, list[float]]:
-    """The acks' latencies of commands sent in the window's first ``settle_s`` seconds and after."""
-    cut = start + settle_s
+def _phases(stats: Stats, start: float) -> dict[str, list[float]]:
+    """The acks' latencies of commands sent in the window's first `SETTLE_S` seconds and after."""
+    cut = start + SETTLE_S
     sent = list(zip(stats.ack_ms, stats.ack_at, strict=True))
-    return {
-        f"first_{settle_s:.0f}s": [ms for ms, at in sent if at < cut],
-        f"after_{settle_s:.0f}s": [ms for ms, at in sent if at >= cut],
-    }
+    first, after = PHASES
+    return {first: [ms for ms, at in sent if at < cut], after: [ms for ms, at in sent if at >= cut]}
 
 
 def _family(pid: int) -> list[int]:
@@ -658,7 +657,7 @@ async def drive(
         # from the rest: where the tail comes from.
         **{
             f"ack_ms_{name}": {"p50": pct(part, 0.5), "p99": pct(part, 0.99)}
-            for name, part in _phases(s, t0, SETTLE_S).items()
+            for name, part in _phases(s, t0).items()
         },
         "updates": len(s.update_ms),  # the other seats' updates matched to the command that caused them
         "update_ms": {
@@ -849,7 +848,7 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
             own = [name for name in names if label == "server" or name not in _RELAY_FIGURE]
             out[label] = {name: spread([f[name] for f in table]) for name in own}
             out[label]["timeout_late_p99_ms"] = spread([r["timeout_late_ms"]["p99"] for r in runs])
-            for phase in (f"first_{SETTLE_S:.0f}s", f"after_{SETTLE_S:.0f}s"):
+            for phase in PHASES:
                 out[label][f"ack_p99_{phase}_ms"] = spread([r[f"ack_ms_{phase}"]["p99"] for r in runs])
             out[label]["errors"] = sum(sum(r["errors"].values()) for r in runs)
     if server and relay:

@@ -49,12 +49,13 @@ async def test_each_holder_counts_his_own_deals_and_the_index_goes_to_the_seats_
     operator = await login(server, OPERATOR)
     people = [await new_player(server, "h") for _ in range(5)]
     try:
-        names = [(await api.call("GET", "/api/auth/me"))["name"] for api in people]
+        me = [await api.call("GET", "/api/auth/me") for api in people]
+        names = [m["name"] for m in me]
+        ids = {m["name"]: m["id"] for m in me}
         a, b, c, d, e = names
         room = await operator.create_room("holdings", {})
         body = {"room_id": room["id"], "name": "Cup", "rounds": 1, "round_minutes": 60}
         tid = (await operator.call("POST", "/api/tournaments", body))["id"]
-        ids = {name: (await people[i].call("GET", "/api/auth/me"))["id"] for i, name in enumerate(names)}
         now = time.time()
 
         def table(table_id: int, exact: list[str]) -> dict[str, Any]:

@@ -60,16 +60,18 @@ def _newest(query: Select[Any]) -> Select[Any]:
     )
 
 
-async def _facts(session: SessionDep, games: Sequence[_Game]) -> dict[int, list[GameFacts]]:
+async def _facts(
+    session: SessionDep, games: Sequence[_Game], user_id: int | None = None
+) -> dict[int, list[GameFacts]]:
     """Each player's holdings at ``games`` (RULES §7.7: a seat may change hands, and a fourth joining
-    renumbers the seats), oldest first, each with only the deals its holder played; a fixed number of
-    queries whatever their count."""
+    renumbers the seats), oldest first, each with only the deals its holder played; ``user_id``: that
+    player's alone. A fixed number of queries whatever their count."""
     table_ids = sorted({g.table_id for g in games})
     deals: dict[int, list[tuple[int, Any]]] = defaultdict(list)
     analyses: dict[int, list[tuple[int, Any, list[int]]]] = defaultdict(list)
     thinking: dict[tuple[int, int], int] = {}
     drawn: set[int] = set()  # tournament tables: RULES §9.7, the seat's result counts for the player drawn
-    held = await holdings(session, table_ids)
+    held = [h for h in await holdings(session, table_ids) if user_id is None or h.user_id == user_id]
     if table_ids:
         for table_id, number, result in (
             await session.execute(
@@ -166,7 +168,7 @@ async def player(name: str, user: CurrentUser, session: SessionDep) -> dict[str,
     if target.id != user.id:
         query = query.join(Room, Room.id == GameTable.room_id).where(visible_rooms(user))
     games = [_Game(*row) for row in (await session.execute(_newest(query).limit(MAX_GAMES))).all()]
-    stats = player_stats((await _facts(session, games))[target.id])
+    stats = player_stats((await _facts(session, games, target.id))[target.id])
     return {"user": target.name, "robot": robot_level(target.name), **_scope(games), **stats.to_json()}
 
 
