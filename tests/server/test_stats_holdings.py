@@ -2,7 +2,8 @@
 database, so every case is exact: a seat that changed hands counts for each holder only the deals he
 played and the analyses of those deals; the settled index goes to the seat's holder at the end, at a
 tournament's table to the player the draw seated there; a seat of a game begun before holdings were
-recorded counts for its holder at the end from the first deal."""
+recorded counts for its holder at the end from the first deal. The pages that name a past deal's players
+(the game's analysis, the broadcast's last deal, the export) name that deal's own."""
 
 from __future__ import annotations
 
@@ -71,9 +72,11 @@ async def test_each_holder_counts_his_own_deals_and_the_index_goes_to_the_seats_
             return {"id": deal_id, "table_id": table_id, "deal_number": number, "result": result,
                     "record": {}, "at": now}  # fmt: skip
 
-        casual, cup = 9001, 9002
+        casual, cup, live = 9001, 9002, 9003
+        # live: still played; seat 1 went from b to d after deal 1 (deal 2 is under way).
+        playing = {**table(live, []), "status": "playing", "finished_at": None, "settlement": None}
         await _write(server.database_url, [
-            (GameTable, [table(casual, ["10", "-4", "-6"]), table(cup, ["1", "2", "-3"])]),
+            (GameTable, [table(casual, ["10", "-4", "-6"]), table(cup, ["1", "2", "-3"]), playing]),
             # casual: seat 1 went from b to d after deal 2; seat 2 (c) has no holding, as in a game begun
             # before holdings were recorded.
             (TableSeat, [{"table_id": casual, "seat": 0, "user_id": ids[a]},
@@ -81,20 +84,28 @@ async def test_each_holder_counts_his_own_deals_and_the_index_goes_to_the_seats_
                          {"table_id": casual, "seat": 2, "user_id": ids[c]},
                          {"table_id": cup, "seat": 0, "user_id": ids[a]},
                          {"table_id": cup, "seat": 1, "user_id": ids[e]},
-                         {"table_id": cup, "seat": 2, "user_id": ids[c]}]),
+                         {"table_id": cup, "seat": 2, "user_id": ids[c]},
+                         {"table_id": live, "seat": 0, "user_id": ids[a]},
+                         {"table_id": live, "seat": 1, "user_id": ids[d]},
+                         {"table_id": live, "seat": 2, "user_id": ids[c]}]),
             (SeatHolder, [holding(casual, 0, a, 1, None), holding(casual, 1, b, 1, 2),
                           holding(casual, 1, d, 3, None),
                           holding(cup, 0, a, 1, None), holding(cup, 1, b, 1, 1), holding(cup, 1, e, 2, None),
-                          holding(cup, 2, c, 1, None)]),
+                          holding(cup, 2, c, 1, None),
+                          holding(live, 0, a, 1, None), holding(live, 1, b, 1, 1),
+                          holding(live, 1, d, 2, None), holding(live, 2, c, 1, None)]),
             (DealRecord, [deal(90011, casual, 1, GAME_6S_BY_1), deal(90012, casual, 2, MISERE_BY_1),
                           deal(90013, casual, 3, GAME_7H_BY_1), deal(90014, casual, 4, ALLPASS),
-                          deal(90021, cup, 1, ALLPASS), deal(90022, cup, 2, ALLPASS)]),
+                          deal(90021, cup, 1, ALLPASS), deal(90022, cup, 2, ALLPASS),
+                          deal(90031, live, 1, ALLPASS)]),
             # Deal 1's analysis: one card of seat 1 (b's) cost a trick; deal 3's: one of seat 1 (d's) two.
             (DealAnalysis, [
                 {"deal_id": 90011, "seats": [1, 2, 0], "node_budget": 1, "solver": "t", "at": now,
-                 "analysis": {"cards": [{"seat": 0, "loss": 1}, {"seat": 1, "loss": 0}]}},
+                 "analysis": {"start": 6, "taken": 6,
+                              "cards": [{"seat": 0, "loss": 1}, {"seat": 1, "loss": 0}]}},
                 {"deal_id": 90013, "seats": [1, 2, 0], "node_budget": 1, "solver": "t", "at": now,
-                 "analysis": {"cards": [{"seat": 0, "loss": 2}, {"seat": 2, "loss": 1}]}},
+                 "analysis": {"start": 7, "taken": 7,
+                              "cards": [{"seat": 0, "loss": 2}, {"seat": 2, "loss": 1}]}},
             ]),
             (TournamentRound, [{"id": 9001, "tournament_id": tid, "number": 1, "seed": 1, "draw": {},
                                 "status": "finished"}]),
@@ -129,6 +140,26 @@ async def test_each_holder_counts_his_own_deals_and_the_index_goes_to_the_seats_
         club = await operator.call("GET", f"/api/stats/rooms/{room['id']}")
         assert sorted(club["players"]) == sorted(names)
         assert club["players"][b]["deals"] == 3 and club["players"][d]["deals"] == 2
+
+        # §7.7: a past deal is named with its own players; "players" alone are the holders at the end.
+        final = {"0": a, "1": d, "2": c}
+        game = await operator.call("GET", f"/api/analysis/tables/{casual}")
+        named = {x["deal"]: {s: p["name"] for s, p in x["players"].items()} for x in game["deals"]}
+        assert named == {1: {**final, "1": b}, 2: {**final, "1": b}, 3: final, 4: final}
+        assert {s: p["name"] for s, p in game["players"].items()} == final
+        assert game["deals"][0]["analysis"]["mistakes"]["1"] == {"mistakes": 1, "tricks_lost": 1}
+        exported = await operator.call("GET", f"/api/export/tables/{casual}")
+        assert {(h["seat"], h["name"], h["first_deal"], h["last_deal"]) for h in exported["holders"]} == {
+            (0, a, 1, None),
+            (1, b, 1, 2),
+            (1, d, 3, None),
+            (2, c, 1, None),
+        }
+        assert {str(p["seat"]): p["name"] for p in exported["players"]} == final
+        await operator.call("PUT", f"/api/ratings/rooms/{room['id']}/settings", {"broadcast": True})
+        shown = await operator.call("GET", f"/api/broadcast/tables/{live}")
+        assert shown["previous"]["deal"] == 1 and shown["live_deal"] == 2
+        assert shown["previous"]["players"] == {**final, "1": b} and shown["players"] == final
     finally:
         for api in (operator, *people):
             await api.close()
