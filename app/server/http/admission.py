@@ -6,11 +6,18 @@ holds two). `Admission` lets at most ``slots`` of them be in progress at once �
 overflow less a few for the process's own background work — and answers the next one at once with 503
 ``busy`` and ``Retry-After`` (a handshake: the same HTTP answer instead of the upgrade). A socket counts
 only until its handshake is answered; the health checks are never refused.
+
+A request that goes on to wait for a table actor (a sit, a leave, a proposal) holds no pooled connection
+while it waits — the actor's commit goes through the group writer — so it gives its place back then
+(`waiting_off_the_pool`): under a burst of sits the places turned over only as fast as the tables'
+commits, and most of the burst was refused and came back (issue 24).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextvars import ContextVar
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -20,6 +27,16 @@ from app.server.errors import HTTP_STATUS
 _PATHS = ("/api/", "/ws/")
 _EXEMPT = ("/api/health",)
 _BUSY = "the server is busy; try again shortly"
+
+# The running request's way to give its place back early (None outside an admitted request).
+_release: ContextVar[Callable[[], None] | None] = ContextVar("admission_release", default=None)
+
+
+def waiting_off_the_pool() -> None:
+    """The running request uses no pooled connection from here on: its place goes to the next request."""
+    release = _release.get()
+    if release is not None:
+        release()
 
 
 class Admission:
@@ -55,9 +72,11 @@ class Admission:
                 release()
             await send(message)
 
+        token = _release.set(release)
         try:
             await self.app(scope, receive, answered if kind == "websocket" else send)
         finally:
+            _release.reset(token)
             release()
 
     async def _refuse(self, scope: Scope, send: Send) -> None:

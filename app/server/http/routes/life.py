@@ -103,7 +103,7 @@ def _seated(seating: Seating) -> tuple[int, ...]:
 async def _send(ctx: ServerContext, table_id: int, life: Life) -> dict[str, Any]:
     actor = await _live_actor(ctx, table_id)
     actor.submit(life)
-    out: dict[str, Any] = await _ask(life.reply)
+    out: dict[str, Any] = await _ask(life.reply, pool_done=True)
     return out
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field, StrictBool
 from sqlalchemy import func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, SeatHolder, TableSeat, User
@@ -29,6 +30,7 @@ from app.server.accounts.privacy import (
 from app.server.accounts.shared_caps import sit_lease
 from app.server.cluster.peers import live_details
 from app.server.errors import ApiError
+from app.server.http.admission import waiting_off_the_pool
 from app.server.http.deps import (
     MAX_ID,
     ContextDep,
@@ -289,7 +291,11 @@ async def caller(request: Request, ctx: ContextDep) -> User:
 Caller = Annotated[User, Depends(caller)]
 
 
-async def _ask(future: asyncio.Future[Any]) -> Any:
+async def _ask(future: asyncio.Future[Any], *, pool_done: bool = False) -> Any:
+    """The actor's answer. ``pool_done``: the handler reads and writes nothing more itself, so its admission
+    place goes to the next request while it waits (`admission.waiting_off_the_pool`)."""
+    if pool_done:
+        waiting_off_the_pool()
     try:
         return await asyncio.wait_for(future, timeout=30)
     except SeatError as exc:
@@ -321,18 +327,22 @@ async def _live_actor(ctx: ContextDep, table_id: int) -> TableActor:
 @router.post("/tables/{table_id}/sit")
 async def sit(table_id: Id, body: SitIn, user: Caller, ctx: ContextDep) -> dict[str, int]:
     """A private room's table seats only its invited players (403 ``not_invited``, nothing stored); a room
-    with rating limits only players rated within them (403 ``rating_out_of_range``, `app.server.ratings`)."""
-    async with ctx.sessions() as session:
-        room = await table_room(session, table_id)
-        if room is not None:
-            await require_sit(session, room, user)
-            await require_rating_to_sit(session, room, user)
-    actor = await _live_actor(ctx, table_id)
+    with rating limits only players rated within them (403 ``rating_out_of_range``, `app.server.ratings`).
+
+    The room's checks and the count of the user's waiting seats share one session: under load every
+    session costs the loop its round trips to the database's thread (issue 24)."""
     async with _one_sit_at_a_time(ctx, user.id):
-        await _limit_waiting_seats(ctx, user, actor)
+        async with ctx.sessions() as session:
+            room = await table_room(session, table_id)
+            if room is not None:
+                await require_sit(session, room, user)
+                await require_rating_to_sit(session, room, user)
+            held = await _waiting_seats(session, user)
+        actor = await _live_actor(ctx, table_id)
+        _limit_waiting_seats(ctx, user, actor, held)
         reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         actor.submit(Sit(user.id, user.name, body.seat, reply))
-        return {"seat": await _ask(reply)}
+        return {"seat": await _ask(reply, pool_done=True)}
 
 
 # A user's sits one at a time in this process, and with several workers at all of them (the database's
@@ -355,21 +365,25 @@ async def _one_sit_at_a_time(ctx: ContextDep, user_id: int) -> AsyncIterator[Non
             del _sitting[user_id]
 
 
-async def _limit_waiting_seats(ctx: ContextDep, user: User, actor: TableActor) -> None:
+async def _waiting_seats(session: AsyncSession, user: User) -> int:
+    held = await session.scalar(
+        select(func.count())
+        .select_from(TableSeat)
+        .join(GameTable, GameTable.id == TableSeat.table_id)
+        .where(TableSeat.user_id == user.id, GameTable.status == "waiting")
+    )
+    return held or 0
+
+
+def _limit_waiting_seats(ctx: ContextDep, user: User, actor: TableActor, held: int) -> None:
     """Issue 25: one account took every waiting seat of the site. A user holds at most
     `max_waiting_seats_per_user` seats at tables that have not started (a started game's seat is not
-    counted: its table is playing; robots are seated by operators, not through here)."""
+    counted: its table is playing; robots are seated by operators, not through here). ``held``: his
+    seats at waiting tables now (read under his sit lock)."""
     if actor.game is not None or user.id in actor.seating.users:
         return  # the table refuses it itself (game_started, already_seated)
     cap = ctx.settings.max_waiting_seats_per_user
-    async with ctx.sessions() as session:
-        held = await session.scalar(
-            select(func.count())
-            .select_from(TableSeat)
-            .join(GameTable, GameTable.id == TableSeat.table_id)
-            .where(TableSeat.user_id == user.id, GameTable.status == "waiting")
-        )
-    if (held or 0) >= cap:
+    if held >= cap:
         raise ApiError(ErrorCode.TOO_MANY_SEATS, f"a player holds at most {cap} seats at waiting tables")
 
 
@@ -399,7 +413,7 @@ async def seat_robot(table_id: Id, body: RobotIn, user: Caller, ctx: ContextDep)
         robot_id, name = robot.id, robot.name
     reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     actor.submit(Sit(robot_id, name, seat, reply))
-    seated = await _ask(reply)
+    seated = await _ask(reply, pool_done=True)
     attach_robots(ctx, actor)
     return {"seat": seated, "robot": name}
 
@@ -409,7 +423,7 @@ async def leave(table_id: Id, user: Caller, ctx: ContextDep) -> dict[str, bool]:
     actor = await _live_actor(ctx, table_id)
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Leave(user.id, reply))
-    await _ask(reply)
+    await _ask(reply, pool_done=True)
     return {"left": True}
 
 

@@ -1,0 +1,86 @@
+"""Admission (issue 26 §1.2, issue 24): at most ``slots`` API requests in progress, the next refused at once
+with 503 ``busy``; a request that waits for a table actor, holding no pooled connection, gives its place
+back (`waiting_off_the_pool`) and the next request is admitted meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+from app.server.http.admission import Admission, waiting_off_the_pool
+
+
+class Inner:
+    """An ASGI app whose ``/api/wait`` requests wait for ``go`` (after giving their place back, if
+    ``give_back``); every other request answers 200 at once."""
+
+    def __init__(self) -> None:
+        self.go = asyncio.Event()
+        self.waiting = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["path"].startswith("/api/wait"):
+            if scope["path"].endswith("give_back"):
+                waiting_off_the_pool()
+                waiting_off_the_pool()  # a second call changes nothing: the place was given back once
+            self.waiting += 1
+            await self.go.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+
+async def _get(app: Admission, path: str) -> tuple[int, dict[bytes, bytes], Any]:
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await app({"type": "http", "path": path, "method": "GET", "headers": []}, receive, send)
+    start, body = sent
+    return start["status"], dict(start["headers"]), json.loads(body["body"])
+
+
+async def _until_waiting(inner: Inner, count: int) -> None:
+    for _ in range(1000):
+        if inner.waiting >= count:
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the request never reached the app")
+
+
+async def test_a_request_holding_its_place_turns_the_next_away() -> None:
+    inner = Inner()
+    admission = Admission(inner, slots=1)
+    held = asyncio.create_task(_get(admission, "/api/wait"))
+    await _until_waiting(inner, 1)
+    status, headers, body = await _get(admission, "/api/tables")
+    assert status == 503 and body["error"] == "busy" and headers[b"retry-after"] == b"1"
+    assert admission.refused == 1
+    assert (await _get(admission, "/api/health"))[0] == 200  # the health check is never refused
+    inner.go.set()
+    assert (await held)[0] == 200
+    assert admission.active == 0
+    assert (await _get(admission, "/api/tables"))[0] == 200
+
+
+async def test_a_request_waiting_for_a_table_gives_its_place_to_the_next() -> None:
+    inner = Inner()
+    admission = Admission(inner, slots=1)
+    waiting = asyncio.create_task(_get(admission, "/api/wait/give_back"))
+    await _until_waiting(inner, 1)
+    assert admission.active == 0
+    second = asyncio.create_task(_get(admission, "/api/wait"))  # admitted: the place was given back
+    await _until_waiting(inner, 2)
+    assert admission.active == 1 and admission.refused == 0
+    assert (await _get(admission, "/api/tables"))[0] == 503  # the second holds the one place
+    inner.go.set()
+    assert [(await waiting)[0], (await second)[0]] == [200, 200]
+    assert admission.active == 0  # each place counted back once
+    waiting_off_the_pool()  # outside a request: nothing to give back
+    assert admission.active == 0
