@@ -16,7 +16,7 @@ import pytest
 import websockets
 
 from app.bots.client import Api, ApiError
-from tests.server.conftest import OPERATOR, ServerProcess, _server, login, new_player
+from tests.server.conftest import ADMIN, OPERATOR, ServerProcess, _server, login, new_player
 
 
 @pytest.fixture
@@ -119,4 +119,25 @@ async def test_a_seat_whose_player_has_gone_is_freed_after_the_grace(seats_serve
                 await asyncio.sleep(0.2)
     finally:
         for api in (present, gone, operator):
+            await api.close()
+
+
+async def test_a_revoked_token_or_a_disabled_account_takes_no_seat(seats_server: ServerProcess) -> None:
+    """The sit reads its user in the session of its checks (issue 24): a token revoked by logging out, and
+    an account disabled by an administrator, are still refused (401) and leave the seat free."""
+    operator = await login(seats_server, OPERATOR)
+    admin = await login(seats_server, ADMIN)
+    out, disabled = await new_player(seats_server), await new_player(seats_server)
+    try:
+        (table_id,) = await _tables(operator, 1)
+        await out.call("POST", "/api/auth/logout")
+        revoked = await _refused(out.sit(table_id, 0))
+        assert revoked.status == 401 and "revoked" in revoked.body["message"], revoked.body
+        name = (await disabled.call("GET", "/api/auth/me"))["name"]
+        await admin.call("POST", f"/api/admin/users/{name}/disable")
+        refused = await _refused(disabled.sit(table_id, 1))
+        assert refused.status == 401 and "disabled" in refused.body["message"], refused.body
+        assert await _players(operator, table_id) == [None, None, None]
+    finally:
+        for api in [out, disabled, admin, operator]:
             await api.close()

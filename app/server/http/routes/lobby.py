@@ -34,11 +34,13 @@ from app.server.http.admission import waiting_off_the_pool
 from app.server.http.deps import (
     MAX_ID,
     ContextDep,
+    CurrentClaims,
     CurrentUser,
     Id,
     OperatorUser,
     SessionDep,
     bearer_token,
+    live_user,
     user_from_token,
 )
 from app.server.http.handlers import refusal
@@ -325,14 +327,16 @@ async def _live_actor(ctx: ContextDep, table_id: int) -> TableActor:
 
 
 @router.post("/tables/{table_id}/sit")
-async def sit(table_id: Id, body: SitIn, user: Caller, ctx: ContextDep) -> dict[str, int]:
+async def sit(table_id: Id, body: SitIn, claims: CurrentClaims, ctx: ContextDep) -> dict[str, int]:
     """A private room's table seats only its invited players (403 ``not_invited``, nothing stored); a room
     with rating limits only players rated within them (403 ``rating_out_of_range``, `app.server.ratings`).
 
-    The room's checks and the count of the user's waiting seats share one session: under load every
-    session costs the loop its round trips to the database's thread (issue 24)."""
-    async with _one_sit_at_a_time(ctx, user.id):
+    The user, the room's checks and the count of his waiting seats are read in one session (the token
+    names the user for his sit lock): under load every session costs the loop its round trips to the
+    database's thread, and a burst of sits at a busy server held the tables' acks back (issue 24)."""
+    async with _one_sit_at_a_time(ctx, claims.user_id):
         async with ctx.sessions() as session:
+            user = await live_user(session, claims.user_id, claims.generation)
             room = await table_room(session, table_id)
             if room is not None:
                 await require_sit(session, room, user)
