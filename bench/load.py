@@ -17,7 +17,8 @@ Starts the server (``python -m app serve``) on a fresh database (a temporary SQL
 ``--tables`` tables of 3 seated players and ``--idle`` tables whose players never act, opens one websocket
 per seat, and drives them: paced (each table acts once a second: the seat on move sends a random legal
 action) or ``--unpaced`` (the seat on move acts as soon as it sees its update). The idle tables start at
-the beginning of the measured window (their third seat sits then) with short clocks: every seat in turn
+the beginning of the measured window (their third seat sits then, over REST, at a random moment of its
+first ``--sit-spread`` seconds, 1 by default) with short clocks: every seat in turn
 runs out, and the bench measures how late each timeout reached the clients after its deadline (deadline
 plus the lag grace, from the clock the clients were sent).
 
@@ -604,11 +605,11 @@ async def drive(
     cpu0, loop0, t0 = proc_cpu_s(pid), loop_cpu_s(loops), time.monotonic()
     stop = t0 + args.duration
     if plan is not None and plan.idle:
-        # The idle tables start now: their third seat sits (REST), spread over the first second.
+        # The idle tables start now: their third seat sits (REST), spread over the first `--sit-spread` s.
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
 
             async def sit(table_id: int, user: int) -> None:
-                await asyncio.sleep(random.random())
+                await asyncio.sleep(args.sit_spread * random.random())
                 for _ in range(20):  # a 503 is the server's admission shedding a surge: try again
                     asked = time.monotonic()
                     r = await http.post(
@@ -788,7 +789,7 @@ def child_command(args: argparse.Namespace, bare: bool) -> list[str]:
     """The command of one measurement, in a process of its own: each run's client starts clean (its
     collector tuning freezes what exists, which would carry one run's objects into the next)."""
     command = [sys.executable, str(Path(__file__).resolve()), "--once"]
-    command += ["--tables", str(args.tables), "--idle", str(args.idle)]
+    command += ["--tables", str(args.tables), "--idle", str(args.idle), "--sit-spread", str(args.sit_spread)]
     command += ["--duration", str(args.duration), "--warmup", str(args.warmup)]
     if args.unpaced:
         command.append("--unpaced")
@@ -868,6 +869,9 @@ def main() -> int:
     )
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--idle", type=int, default=0, help="tables whose players never act (timeouts)")
+    parser.add_argument(
+        "--sit-spread", type=float, default=1.0, help="seconds the idle sits are spread over (default 1)"
+    )
     parser.add_argument("--unpaced", action="store_true")
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--warmup", type=float, default=3.0)
