@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from app.auth.passwords import PasswordPool
 from app.auth.secret import load_token_secret
 from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
+from app.server import metrics
 from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
 from app.server.accounts.shared_caps import SharedSockets
@@ -148,6 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 asyncio.create_task(run_ratings(sessions, settings.ratings_interval, engine), name="ratings")
             )
         background.append(asyncio.create_task(watch_readers(ctx), name="watch-readers"))
+        background.append(asyncio.create_task(metrics.watch_loop_lag(), name="loop-lag"))
         try:
             yield
         finally:

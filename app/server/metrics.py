@@ -3,7 +3,7 @@
 Counters and histograms are fed by small hooks where things happen (a frame acknowledged or refused, a
 table's commit, a clock timeout, the solver robot's search); gauges that are facts about the present
 (live tables, open sockets, interrupted deals awaiting an award) are read when the metrics are scraped,
-so they can never drift from the truth.
+so they can never drift from the truth. The event loop's lag is sampled by a timer of its own.
 
 With several workers each process has its own counters; ``/metrics`` at any worker gathers every live
 worker's (`cluster.peers`) and gives each series a ``worker`` label (its slot), so a scrape of the public
@@ -15,6 +15,7 @@ which workers answered.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -59,6 +60,12 @@ TIMEOUT_LATENESS = Histogram(
     "preferans_timeout_lateness_seconds",
     "How long after the clock's deadline its timer was handled by the table",
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+    registry=REGISTRY,
+)
+LOOP_LAG = Histogram(
+    "preferans_loop_lag_seconds",
+    "How late the event loop ran a timer that was due (sampled every 50 ms): how long it was held",
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
     registry=REGISTRY,
 )
 SOLVER_SECONDS = Histogram(
@@ -113,6 +120,16 @@ def timeout_fired(deadline_ms: int | None, now_ms: int) -> None:
     TIMEOUTS.inc()
     if deadline_ms is not None:
         TIMEOUT_LATENESS.observe(max(0, now_ms - deadline_ms) / 1000.0)
+
+
+async def watch_loop_lag(interval_s: float = 0.05) -> None:
+    """Sample how late the loop runs a timer: every player's clock waits while the loop is held (a busy
+    turn, a collection, the interpreter held by another thread), so an operator sees it here first."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + interval_s
+        await asyncio.sleep(interval_s)
+        LOOP_LAG.observe(max(0.0, loop.time() - due))
 
 
 @contextmanager

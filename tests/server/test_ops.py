@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from app.server import metrics
 from app.server.logs import JsonLines, TableId
 from tests.server.conftest import ServerProcess
 from tests.server.helpers import open_table, play_out
@@ -72,6 +74,8 @@ async def test_metrics_move_as_a_bot_game_runs(server: ServerProcess) -> None:
     assert after[commits] > before[commits]
     assert after[timeouts] > before.get(timeouts, 0)
     assert after[lateness] == after[timeouts]
+    loop_lag = ("preferans_loop_lag_seconds_count", ())
+    assert after[loop_lag] > before[loop_lag]  # the loop's timer is sampled all along
     assert after[("preferans_open_sockets", ())] < during[("preferans_open_sockets", ())]
     awaiting = ("preferans_interrupted_awaiting_award", ())
     assert awaiting in after  # read from the archive at each scrape
@@ -104,3 +108,33 @@ def test_json_lines_name_the_table_of_an_actor_task() -> None:
     assert first["table"] == 42 and first["level"] == "INFO"
     assert "secret" not in first["message"]
     assert "table" not in second and second["message"] == "no table here"
+
+
+def _lag_counts() -> tuple[float, float]:
+    """The loop-lag histogram's samples in all, and those of at most 50 ms."""
+    total = within = 0.0
+    for metric in metrics.LOOP_LAG.collect():
+        for sample in metric.samples:
+            if sample.name.endswith("_count"):
+                total = sample.value
+            elif sample.name.endswith("_bucket") and sample.labels["le"] == "0.05":
+                within = sample.value
+    return total, within
+
+
+async def test_the_loop_lag_metric_sees_the_loop_held() -> None:
+    """The loop held 120 ms (a long turn) makes the timer due within 50 ms run at least 70 ms late."""
+    total, within = _lag_counts()
+    watcher = asyncio.create_task(metrics.watch_loop_lag(0.05))
+    try:
+        await asyncio.sleep(0)  # the watcher's timer is armed
+        time.sleep(0.12)  # the held loop is what is measured
+        for _ in range(400):
+            now_total, now_within = _lag_counts()
+            if now_total > total:
+                break
+            await asyncio.sleep(0.01)
+        assert now_total > total, "no lag sample was taken"
+        assert now_total - now_within > total - within  # one sample over 50 ms: the hold
+    finally:
+        watcher.cancel()
