@@ -346,7 +346,8 @@ async def sit(table_id: Id, body: SitIn, claims: CurrentClaims, ctx: ContextDep)
         _limit_waiting_seats(ctx, user, actor, held)
         reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         actor.submit(Sit(user.id, user.name, body.seat, reply))
-        return {"seat": await _ask(reply, pool_done=True)}
+        # With several workers the sit lease is given back through the pool after the answer.
+        return {"seat": await _ask(reply, pool_done=ctx.cluster is None)}
 
 
 # A user's sits one at a time in this process, and with several workers at all of them (the database's
