@@ -27,7 +27,8 @@ other seats' update (and the acks' p50/p99 apart for the commands sent in the wi
 the idle tables sit and start and their clocks begin to run out, and after), timeout lateness p50/p99, the
 idle tables' sits (answered, refused with 503 and tried again, how long an answered one took), errors,
 server CPU (cores, ms per ack, and ms per ack of the event loops' threads alone,
-``server_loop_cpu_ms_per_ack``) and memory. With
+``server_loop_cpu_ms_per_ack``), how late the server's loop ran its 50 ms timer (``loop_lag``: the
+per cent of the window's samples later than 25, 50 and 100 ms, read from its ``/metrics``) and memory. With
 ``--database`` a PostgreSQL instance running on this machine, the CPU of all its processes (the server's
 backends, the WAL writer, ...) is counted too (``database_cpu_*``; null when they cannot be read here), and
 the summary adds ``cpu_with_database_ms_per_ack``, the server's and the database's together, to the ratios.
@@ -70,6 +71,7 @@ import httpx  # noqa: E402
 import orjson  # noqa: E402
 import websockets  # noqa: E402
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 SECRET = "bench-" + secrets.token_hex(16)
 GRACE_MS = 500  # LagPolicy: min(per-action cap 500 ms, quota 2000 ms) for a seat that has not used it
@@ -557,6 +559,49 @@ def proc_mem_mb(pid: int) -> tuple[float, float]:
     return round(values.get("VmRSS", 0.0), 1), round(values.get("VmHWM", 0.0), 1)
 
 
+# The loop-lag histogram's bounds (seconds) the bench reports the share of samples above.
+LAG_BOUNDS = ("0.025", "0.05", "0.1")
+
+
+async def loop_lag_counts(port: int) -> dict[str, float] | None:
+    """The server's `preferans_loop_lag_seconds` (every worker's summed): its samples ("all") and those at
+    most each of `LAG_BOUNDS`; None where there is none (the relay)."""
+    try:
+        async with httpx.AsyncClient(timeout=10) as http:
+            r = await http.get(f"http://127.0.0.1:{port}/metrics")
+    except httpx.HTTPError:
+        return None
+    if r.status_code != 200:
+        return None
+    counts: dict[str, float] = {}
+    for family in text_string_to_metric_families(r.text):
+        if family.name != "preferans_loop_lag_seconds":
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_count"):
+                key = "all"
+            elif sample.name.endswith("_bucket") and sample.labels["le"] in LAG_BOUNDS:
+                key = sample.labels["le"]
+            else:
+                continue
+            counts[key] = counts.get(key, 0.0) + sample.value
+    return counts or None
+
+
+def lag_shares(before: dict[str, float] | None, after: dict[str, float] | None) -> dict[str, Any] | None:
+    """The window's loop-lag samples, and the per cent of them later than each bound."""
+    if before is None or after is None:
+        return None
+    samples = after["all"] - before["all"]
+    if samples <= 0:
+        return None
+    shares: dict[str, Any] = {"samples": int(samples)}
+    for bound in LAG_BOUNDS:
+        within = after[bound] - before[bound]
+        shares[f"over_{round(float(bound) * 1000)}ms_pct"] = round(100 * (samples - within) / samples, 2)
+    return shares
+
+
 async def drive(
     args: argparse.Namespace, port: int, pid: int, plan: Seats | None, postmaster: int | None = None
 ) -> dict[str, Any]:
@@ -602,6 +647,7 @@ async def drive(
     # CPU is counted beside the server's (the instance serves nothing else during a run).
     db0 = proc_cpu_s(postmaster) if postmaster is not None else None
     loops = _loops(pid)
+    lag0 = None if args.bare else await loop_lag_counts(port)
     cpu0, loop0, t0 = proc_cpu_s(pid), loop_cpu_s(loops), time.monotonic()
     stop = t0 + args.duration
     if plan is not None and plan.idle:
@@ -639,6 +685,7 @@ async def drive(
     loop_cpu = None if loop_end is None or loop0 is None or _loops(pid) != loops else loop_end - loop0
     db_cpu = proc_cpu_s(postmaster) - db0 if postmaster is not None and db0 is not None else None
     load.stats.measuring = False
+    lag = lag_shares(lag0, None if args.bare else await loop_lag_counts(port))
     rss, hwm = proc_mem_mb(pid)
     for table in tables:
         for sock in table.socks:
@@ -679,6 +726,8 @@ async def drive(
             "ms_p50": pct(s.sit_ms, 0.5),
             "ms_max": pct(s.sit_ms, 1.0),
         },
+        # How late the server's loop ran its 50 ms timer over the window (its /metrics; null for the relay).
+        "loop_lag": lag,
         "server_cpu_cores": round(cpu / elapsed, 2),
         "server_cpu_ms_per_ack": round(1000 * cpu / s.acks, 2) if s.acks else None,
         "server_loop_cpu_ms_per_ack": (
@@ -851,6 +900,8 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
             out[label]["timeout_late_p99_ms"] = spread([r["timeout_late_ms"]["p99"] for r in runs])
             for phase in PHASES:
                 out[label][f"ack_p99_{phase}_ms"] = spread([r[f"ack_ms_{phase}"]["p99"] for r in runs])
+            if all(r.get("loop_lag") for r in runs):
+                out[label]["loop_lag_over_50ms_pct"] = spread([r["loop_lag"]["over_50ms_pct"] for r in runs])
             out[label]["errors"] = sum(sum(r["errors"].values()) for r in runs)
     if server and relay:
         ratios: dict[str, list[float | None]] = {name: [] for name in names}
