@@ -188,7 +188,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # does (inside the body limit: nothing oversized is forwarded).
         app.add_middleware(ForwardToOwner)
     # Inside the body limit (a slow body holds no slot), outside the forwarding (which may need the pool).
-    app.add_middleware(Admission, slots=settings.request_slots)
+    app.add_middleware(Admission, slots=settings.request_slots, running=settings.requests_running)
     app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes, timeout=settings.body_timeout)
     socket_ports: tuple[int, ...] = ()
     if settings.workers > 1 and settings.public_port is not None:

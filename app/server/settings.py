@@ -41,6 +41,11 @@ class Settings(BaseSettings):
     # API requests and socket handshakes in progress at once; more are answered 503 ``busy`` at once
     # (`http.admission`). 0: the pool's size and overflow less 4 (the background work's).
     db_request_slots: int = Field(0, ge=0)
+    # Of those, the API requests (not handshakes) that run at once; the others wait their turn, in order.
+    # The loop that runs them runs every table too: a burst of requests, each a dozen round trips to the
+    # database's thread, crowded the tables' moves out (issue 24). A request waiting for a table's answer
+    # does not count.
+    requests_running: int = Field(8, ge=1)
 
     @property
     def request_slots(self) -> int:

@@ -1,6 +1,7 @@
 """Admission (issue 26 §1.2, issue 24): at most ``slots`` API requests in progress, the next refused at once
-with 503 ``busy``; a request that waits for a table actor, holding no pooled connection, gives its place
-back (`waiting_off_the_pool`) and the next request is admitted meanwhile."""
+with 503 ``busy``; of those at most ``running`` run at once, the others waiting their turn in order; a
+request that waits for a table actor, holding no pooled connection and running nothing, gives its place
+and its turn back (`waiting_off_the_pool`) and the next request is admitted and runs meanwhile."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ class Inner:
     def __init__(self) -> None:
         self.go = asyncio.Event()
         self.waiting = 0
+        self.entered: list[str] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.entered.append(scope["path"])
         if scope["path"].startswith("/api/wait"):
             if scope["path"].endswith("give_back"):
                 waiting_off_the_pool()
@@ -83,4 +86,48 @@ async def test_a_request_waiting_for_a_table_gives_its_place_to_the_next() -> No
     assert [(await waiting)[0], (await second)[0]] == [200, 200]
     assert admission.active == 0  # each place counted back once
     waiting_off_the_pool()  # outside a request: nothing to give back
+    assert admission.active == 0
+
+
+async def _until(condition: Any) -> None:
+    for _ in range(1000):
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the condition never held")
+
+
+async def test_admitted_requests_run_a_few_at_a_time_in_order() -> None:
+    inner = Inner()
+    admission = Admission(inner, slots=4, running=1)
+    first = asyncio.create_task(_get(admission, "/api/wait/first"))
+    await _until(lambda: inner.waiting == 1)
+    second = asyncio.create_task(_get(admission, "/api/wait/second"))
+    third = asyncio.create_task(_get(admission, "/api/tables"))
+    await _until(lambda: admission.active == 3)
+    assert inner.entered == ["/api/wait/first"]  # admitted, waiting their turn
+    fourth = asyncio.create_task(_get(admission, "/api/tables"))
+    await _until(lambda: admission.active == 4)
+    assert (await _get(admission, "/api/tables"))[0] == 503  # no place left
+    inner.go.set()
+    results = await asyncio.gather(first, second, third, fourth)
+    assert [status for status, _, _ in results] == [200, 200, 200, 200]
+    assert inner.entered == ["/api/wait/first", "/api/wait/second", "/api/tables", "/api/tables"]
+    assert admission.active == 0
+
+
+async def test_a_request_waiting_for_a_table_gives_its_turn_to_the_next() -> None:
+    inner = Inner()
+    admission = Admission(inner, slots=4, running=1)
+    waiting = asyncio.create_task(_get(admission, "/api/wait/give_back"))
+    await _until(lambda: inner.waiting == 1)
+    # Its turn was given back with its place: the next runs at once, though only one runs at a time.
+    assert (await _get(admission, "/api/tables"))[0] == 200
+    held = asyncio.create_task(_get(admission, "/api/wait"))
+    await _until(lambda: inner.waiting == 2)
+    queued = asyncio.create_task(_get(admission, "/api/tables"))
+    await _until(lambda: admission.active == 2)
+    assert inner.entered.count("/api/tables") == 1  # the held request has the one turn
+    inner.go.set()
+    assert [(await t)[0] for t in (waiting, held, queued)] == [200, 200, 200]
     assert admission.active == 0
