@@ -11,7 +11,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from app.server.http.admission import Admission, waiting_off_the_pool
+from app.server.http.admission import Admission, waiting_off_the_loop, waiting_off_the_pool
 
 
 class Inner:
@@ -29,6 +29,9 @@ class Inner:
             if scope["path"].endswith("give_back"):
                 waiting_off_the_pool()
                 waiting_off_the_pool()  # a second call changes nothing: the place was given back once
+            elif scope["path"].endswith("give_turn"):
+                waiting_off_the_loop()
+                waiting_off_the_loop()
             self.waiting += 1
             await self.go.wait()
         await send({"type": "http.response.start", "status": 200, "headers": []})
@@ -130,4 +133,19 @@ async def test_a_request_waiting_for_a_table_gives_its_turn_to_the_next() -> Non
     assert inner.entered.count("/api/tables") == 1  # the held request has the one turn
     inner.go.set()
     assert [(await t)[0] for t in (waiting, held, queued)] == [200, 200, 200]
+    assert admission.active == 0
+
+
+async def test_a_request_waiting_off_the_loop_gives_its_turn_but_keeps_its_place() -> None:
+    inner = Inner()
+    admission = Admission(inner, slots=2, running=1)
+    solving = asyncio.create_task(_get(admission, "/api/wait/give_turn"))
+    await _until(lambda: inner.waiting == 1)
+    assert admission.active == 1  # its place is still its own (it may read the database afterwards)
+    assert (await _get(admission, "/api/tables"))[0] == 200  # the turn was free
+    held = asyncio.create_task(_get(admission, "/api/wait"))
+    await _until(lambda: inner.waiting == 2)
+    assert (await _get(admission, "/api/tables"))[0] == 503  # both places taken
+    inner.go.set()
+    assert [(await solving)[0], (await held)[0]] == [200, 200]
     assert admission.active == 0

@@ -13,10 +13,12 @@ a burst of requests — a hundred players sitting down within a second — each 
 database's thread, took the loop from the tables' moves for seconds (their acks' p99 rose from ~35 ms to
 ~150 ms at 1,000 busy tables); run a few at a time, the same burst spreads over a few seconds instead.
 
-A request that goes on to wait for a table actor (a sit, a leave, a proposal) holds no pooled connection
-and runs nothing while it waits — the actor's commit goes through the group writer — so it gives both
-back then (`waiting_off_the_pool`): under a burst of sits the places turned over only as fast as the
-tables' commits, and most of the burst was refused and came back.
+A request that waits for work done off the loop (a table's actor, the solver) gives its turn back then
+(`waiting_off_the_loop`): a few slow analyses must not hold every other request. One that goes on to wait
+for a table actor and does nothing after (a sit, a leave, a proposal) holds no pooled connection either —
+the actor's commit goes through the group writer — so it gives its place back too
+(`waiting_off_the_pool`): under a burst of sits the places turned over only as fast as the tables'
+commits, and most of the burst was refused and came back.
 """
 
 from __future__ import annotations
@@ -35,8 +37,18 @@ _PATHS = ("/api/", "/ws/")
 _EXEMPT = ("/api/health",)
 _BUSY = "the server is busy; try again shortly"
 
-# The running request's way to give its place (and its turn to run) back early (None outside a request).
-_release: ContextVar[Callable[[], None] | None] = ContextVar("admission_release", default=None)
+# The running request's ways to give back early its place and its turn (None outside a request).
+_release: ContextVar[tuple[Callable[[], None], Callable[[], None]] | None] = ContextVar(
+    "admission_release", default=None
+)
+
+
+def waiting_off_the_loop() -> None:
+    """The running request now waits for work done off the event loop (a table's actor, the solver): its
+    turn to run goes to the next request (it keeps its place: it may read the database afterwards)."""
+    release = _release.get()
+    if release is not None:
+        release[1]()
 
 
 def waiting_off_the_pool() -> None:
@@ -44,7 +56,7 @@ def waiting_off_the_pool() -> None:
     its place and its turn go to the next requests."""
     release = _release.get()
     if release is not None:
-        release()
+        release[0]()
 
 
 class Admission:
@@ -73,10 +85,14 @@ class Admission:
         turns = self._turns_now()
 
         def release() -> None:
-            nonlocal held, turn
+            nonlocal held
             if held:
                 held = False
                 self.active -= 1
+            give_turn()
+
+        def give_turn() -> None:
+            nonlocal turn
             if turn:
                 turn = False
                 turns.release()
@@ -87,7 +103,7 @@ class Admission:
                 release()
             await send(message)
 
-        token = _release.set(release)
+        token = _release.set((release, give_turn))
         try:
             if kind == "http":
                 await turns.acquire()
