@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     # Of those, the API requests (not handshakes) that run at once; the others wait their turn, in order.
     # The loop that runs them runs every table too: a burst of requests, each a dozen round trips to the
     # database's thread, crowded the tables' moves out (issue 24). A request waiting for work off the loop
-    # (a table's answer, the solver) does not count.
+    # (the solver's analyses, hints and suggestions) does not count.
     requests_running: int = Field(8, ge=1)
 
     @property

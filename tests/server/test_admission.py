@@ -1,7 +1,8 @@
 """Admission (issue 26 §1.2, issue 24): at most ``slots`` API requests in progress, the next refused at once
 with 503 ``busy``; of those at most ``running`` run at once, the others waiting their turn in order; a
-request that waits for a table actor, holding no pooled connection and running nothing, gives its place
-and its turn back (`waiting_off_the_pool`) and the next request is admitted and runs meanwhile."""
+request that waits for a table actor, holding no pooled connection, gives its place back
+(`waiting_off_the_pool`) and keeps its turn; one that waits for the solver gives its turn back
+(`waiting_off_the_loop`) and keeps its place."""
 
 from __future__ import annotations
 
@@ -77,7 +78,7 @@ async def test_a_request_holding_its_place_turns_the_next_away() -> None:
 
 async def test_a_request_waiting_for_a_table_gives_its_place_to_the_next() -> None:
     inner = Inner()
-    admission = Admission(inner, slots=1)
+    admission = Admission(inner, slots=1, running=2)
     waiting = asyncio.create_task(_get(admission, "/api/wait/give_back"))
     await _until_waiting(inner, 1)
     assert admission.active == 0
@@ -119,20 +120,19 @@ async def test_admitted_requests_run_a_few_at_a_time_in_order() -> None:
     assert admission.active == 0
 
 
-async def test_a_request_waiting_for_a_table_gives_its_turn_to_the_next() -> None:
+async def test_a_request_waiting_for_a_table_keeps_its_turn() -> None:
+    """The table works on the same loop for it (a sit starts the game): its place goes, its turn stays."""
     inner = Inner()
-    admission = Admission(inner, slots=4, running=1)
+    admission = Admission(inner, slots=2, running=1)
     waiting = asyncio.create_task(_get(admission, "/api/wait/give_back"))
     await _until(lambda: inner.waiting == 1)
-    # Its turn was given back with its place: the next runs at once, though only one runs at a time.
-    assert (await _get(admission, "/api/tables"))[0] == 200
-    held = asyncio.create_task(_get(admission, "/api/wait"))
-    await _until(lambda: inner.waiting == 2)
-    queued = asyncio.create_task(_get(admission, "/api/tables"))
-    await _until(lambda: admission.active == 2)
-    assert inner.entered.count("/api/tables") == 1  # the held request has the one turn
+    assert admission.active == 0
+    second = asyncio.create_task(_get(admission, "/api/tables"))
+    await _until(lambda: admission.active == 1)  # admitted into the place given back ...
+    assert inner.entered == ["/api/wait/give_back"]  # ... but waiting for the turn
     inner.go.set()
-    assert [(await t)[0] for t in (waiting, held, queued)] == [200, 200, 200]
+    assert [(await waiting)[0], (await second)[0]] == [200, 200]
+    assert inner.entered == ["/api/wait/give_back", "/api/tables"]
     assert admission.active == 0
 
 

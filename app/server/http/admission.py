@@ -13,10 +13,11 @@ a burst of requests — a hundred players sitting down within a second — each 
 database's thread, took the loop from the tables' moves for seconds (their acks' p99 rose from ~35 ms to
 ~150 ms at 1,000 busy tables); run a few at a time, the same burst spreads over a few seconds instead.
 
-A request that waits for work done off the loop (a table's actor, the solver) gives its turn back then
-(`waiting_off_the_loop`): a few slow analyses must not hold every other request. One that goes on to wait
-for a table actor and does nothing after (a sit, a leave, a proposal) holds no pooled connection either —
-the actor's commit goes through the group writer — so it gives its place back too
+A request that waits for work done off the loop (the solver's analyses, hints and suggestions) gives its
+turn back then (`waiting_off_the_loop`): a few slow analyses must not hold every other request. One that
+waits for a table actor keeps its turn (the actor works on this loop for it: a sit starts the game and
+publishes it); if it does nothing after (a sit, a leave, a proposal) it holds no pooled connection while
+it waits — the actor's commit goes through the group writer — and gives its place back
 (`waiting_off_the_pool`): under a burst of sits the places turned over only as fast as the tables'
 commits, and most of the burst was refused and came back.
 """
@@ -44,16 +45,16 @@ _release: ContextVar[tuple[Callable[[], None], Callable[[], None]] | None] = Con
 
 
 def waiting_off_the_loop() -> None:
-    """The running request now waits for work done off the event loop (a table's actor, the solver): its
-    turn to run goes to the next request (it keeps its place: it may read the database afterwards)."""
+    """The running request now waits for work done off the event loop (the solver): its turn to run goes to
+    the next request (it keeps its place: it may read the database afterwards)."""
     release = _release.get()
     if release is not None:
         release[1]()
 
 
 def waiting_off_the_pool() -> None:
-    """The running request uses no pooled connection and runs nothing from here on (it waits for a table):
-    its place and its turn go to the next requests."""
+    """The running request uses no pooled connection from here on (it waits for a table, and then ends):
+    its place goes to the next request. It keeps its turn: the table works on this loop for it."""
     release = _release.get()
     if release is not None:
         release[0]()
@@ -84,12 +85,11 @@ class Admission:
         turn = False
         turns = self._turns_now()
 
-        def release() -> None:
+        def give_place() -> None:
             nonlocal held
             if held:
                 held = False
                 self.active -= 1
-            give_turn()
 
         def give_turn() -> None:
             nonlocal turn
@@ -97,13 +97,17 @@ class Admission:
                 turn = False
                 turns.release()
 
+        def release() -> None:
+            give_place()
+            give_turn()
+
         async def answered(message: Message) -> None:
             # A socket's handshake is over once it is accepted or refused: its slot is free again.
             if message["type"] in ("websocket.accept", "websocket.close", "websocket.http.response.start"):
                 release()
             await send(message)
 
-        token = _release.set((release, give_turn))
+        token = _release.set((give_place, give_turn))
         try:
             if kind == "http":
                 await turns.acquire()
