@@ -43,8 +43,8 @@ class Settings(BaseSettings):
     db_request_slots: int = Field(0, ge=0)
     # Of those, the API requests (not handshakes) that run at once; the others wait their turn, in order.
     # The loop that runs them runs every table too: a burst of requests, each a dozen round trips to the
-    # database's thread, crowded the tables' moves out (issue 24). A request waiting for work off the loop
-    # (the solver's analyses, hints and suggestions) does not count.
+    # database's thread, crowded the tables' moves out (issue 24). A request gives its turn back once its
+    # answer starts, and while it waits for work not its own (a table, the solver, a password hash).
     requests_running: int = Field(8, ge=1)
 
     @property

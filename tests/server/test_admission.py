@@ -2,7 +2,7 @@
 with 503 ``busy``; of those at most ``running`` run at once, the others waiting their turn in order; a
 request that waits for a table actor, holding no pooled connection, gives its place back
 (`waiting_off_the_pool`) and keeps its turn; one that waits for the solver gives its turn back
-(`waiting_off_the_loop`) and keeps its place."""
+(`step_aside`) and keeps its place."""
 
 from __future__ import annotations
 
@@ -12,7 +12,12 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from app.server.http.admission import Admission, waiting_off_the_loop, waiting_off_the_pool
+from app.server.http.admission import Admission, step_aside, waiting_off_the_pool
+
+
+async def _give_back_both() -> None:
+    step_aside()
+    waiting_off_the_pool()
 
 
 class Inner:
@@ -31,8 +36,11 @@ class Inner:
                 waiting_off_the_pool()
                 waiting_off_the_pool()  # a second call changes nothing: the place was given back once
             elif scope["path"].endswith("give_turn"):
-                waiting_off_the_loop()
-                waiting_off_the_loop()
+                step_aside()
+                step_aside()
+            elif scope["path"].endswith("other_task"):
+                # A task started by the request inherits its context, not its place or turn.
+                await asyncio.create_task(_give_back_both())
             self.waiting += 1
             await self.go.wait()
         await send({"type": "http.response.start", "status": 200, "headers": []})
@@ -89,8 +97,6 @@ async def test_a_request_waiting_for_a_table_gives_its_place_to_the_next() -> No
     inner.go.set()
     assert [(await waiting)[0], (await second)[0]] == [200, 200]
     assert admission.active == 0  # each place counted back once
-    waiting_off_the_pool()  # outside a request: nothing to give back
-    assert admission.active == 0
 
 
 async def _until(condition: Any) -> None:
@@ -120,8 +126,8 @@ async def test_admitted_requests_run_a_few_at_a_time_in_order() -> None:
     assert admission.active == 0
 
 
-async def test_a_request_waiting_for_a_table_keeps_its_turn() -> None:
-    """The table works on the same loop for it (a sit starts the game): its place goes, its turn stays."""
+async def test_a_request_off_the_pool_keeps_its_turn() -> None:
+    """`waiting_off_the_pool` gives the place back, not the turn (`step_aside` does that)."""
     inner = Inner()
     admission = Admission(inner, slots=2, running=1)
     waiting = asyncio.create_task(_get(admission, "/api/wait/give_back"))
@@ -136,7 +142,7 @@ async def test_a_request_waiting_for_a_table_keeps_its_turn() -> None:
     assert admission.active == 0
 
 
-async def test_a_request_waiting_off_the_loop_gives_its_turn_but_keeps_its_place() -> None:
+async def test_a_request_step_aside_gives_its_turn_but_keeps_its_place() -> None:
     inner = Inner()
     admission = Admission(inner, slots=2, running=1)
     solving = asyncio.create_task(_get(admission, "/api/wait/give_turn"))
@@ -148,4 +154,60 @@ async def test_a_request_waiting_off_the_loop_gives_its_turn_but_keeps_its_place
     assert (await _get(admission, "/api/tables"))[0] == 503  # both places taken
     inner.go.set()
     assert [(await solving)[0], (await held)[0]] == [200, 200]
+    assert admission.active == 0
+
+
+async def test_a_request_cancelled_while_waiting_for_its_turn_gives_its_place_back() -> None:
+    inner = Inner()
+    admission = Admission(inner, slots=3, running=1)
+    held = asyncio.create_task(_get(admission, "/api/wait"))
+    await _until(lambda: inner.waiting == 1)
+    queued = asyncio.create_task(_get(admission, "/api/tables"))
+    await _until(lambda: admission.active == 2)
+    queued.cancel()  # its client went away
+    await asyncio.gather(queued, return_exceptions=True)
+    assert admission.active == 1
+    inner.go.set()
+    assert (await held)[0] == 200
+    assert (await _get(admission, "/api/tables"))[0] == 200  # the turn was not lost with it
+    assert admission.active == 0
+
+
+async def test_a_task_started_by_a_request_gives_back_nothing_of_it() -> None:
+    inner = Inner()
+    admission = Admission(inner, slots=2, running=1)
+    held = asyncio.create_task(_get(admission, "/api/wait/other_task"))
+    await _until(lambda: inner.waiting == 1)
+    assert admission.active == 1  # its place is its own still
+    queued = asyncio.create_task(_get(admission, "/api/tables"))
+    await _until(lambda: admission.active == 2)
+    assert "/api/tables" not in inner.entered  # and so is its turn
+    inner.go.set()
+    assert [(await held)[0], (await queued)[0]] == [200, 200]
+
+
+class SlowReader:
+    """An app whose answer starts at once and whose body goes out when ``go`` is set."""
+
+    def __init__(self) -> None:
+        self.go = asyncio.Event()
+        self.started = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        self.started += 1
+        if scope["path"] == "/api/slow":
+            await self.go.wait()
+        await send({"type": "http.response.body", "body": b"{}"})
+
+
+async def test_an_answer_being_sent_holds_no_turn() -> None:
+    inner = SlowReader()
+    admission = Admission(inner, slots=2, running=1)
+    slow = asyncio.create_task(_get(admission, "/api/slow"))
+    await _until(lambda: inner.started == 1)
+    # It runs while the first answer is going out (bounded: without that it would wait for ever).
+    assert (await asyncio.wait_for(_get(admission, "/api/tables"), 30))[0] == 200
+    inner.go.set()
+    assert (await slow)[0] == 200
     assert admission.active == 0

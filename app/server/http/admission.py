@@ -10,16 +10,17 @@ only until its handshake is answered; the health checks are never refused.
 Of the admitted API requests (not handshakes) at most ``running`` run at once; the others wait their
 turn, in order of arrival, in their places (issue 24). The event loop that runs them runs every table:
 a burst of requests — a hundred players sitting down within a second — each a dozen round trips to the
-database's thread, took the loop from the tables' moves for seconds (their acks' p99 rose from ~35 ms to
-~150 ms at 1,000 busy tables); run a few at a time, the same burst spreads over a few seconds instead.
+database's thread, took the loop from the tables' moves for seconds; run a few at a time, the same burst
+spreads over a few seconds instead. A request gives its turn back once its answer starts, and whenever it
+waits for work that is not its own — a table's actor, the solver, a password hash, another worker
+(`step_aside`): a table's long queue or a few slow analyses must not hold every other request, and two
+workers passing calls to each other must not wait on each other's turns. It then runs on without one: the
+bound is on requests working at once, not a hard cap.
 
-A request that waits for work done off the loop (the solver's analyses, hints and suggestions) gives its
-turn back then (`waiting_off_the_loop`): a few slow analyses must not hold every other request. One that
-waits for a table actor keeps its turn (the actor works on this loop for it: a sit starts the game and
-publishes it); if it does nothing after (a sit, a leave, a proposal) it holds no pooled connection while
-it waits — the actor's commit goes through the group writer — and gives its place back
-(`waiting_off_the_pool`): under a burst of sits the places turned over only as fast as the tables'
-commits, and most of the burst was refused and came back.
+A request that goes on to wait and then only answers (a sit, a leave, a proposal, a call passed to the
+table's worker) holds no pooled connection meanwhile — the actor's commit goes through the group writer —
+so it gives its place back too (`waiting_off_the_pool`): under a burst of sits the places turned over only
+as fast as the tables' commits, and most of the burst was refused and came back.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from contextvars import ContextVar
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -38,26 +40,35 @@ _PATHS = ("/api/", "/ws/")
 _EXEMPT = ("/api/health",)
 _BUSY = "the server is busy; try again shortly"
 
-# The running request's ways to give back early its place and its turn (None outside a request).
-_release: ContextVar[tuple[Callable[[], None], Callable[[], None]] | None] = ContextVar(
-    "admission_release", default=None
+# The running request's task and its ways to give back early its place and its turn (None outside one).
+_release: ContextVar[tuple[asyncio.Task[Any] | None, Callable[[], None], Callable[[], None]] | None] = (
+    ContextVar("admission_release", default=None)
 )
 
 
-def waiting_off_the_loop() -> None:
-    """The running request now waits for work done off the event loop (the solver): its turn to run goes to
-    the next request (it keeps its place: it may read the database afterwards)."""
+def _own() -> tuple[Callable[[], None], Callable[[], None]] | None:
+    # A task started during a request (a table's actor, a robot) inherits the context, not the request.
     release = _release.get()
-    if release is not None:
-        release[1]()
+    if release is None or release[0] is not asyncio.current_task():
+        return None
+    return release[1], release[2]
+
+
+def step_aside() -> None:
+    """The running request now waits for work that is not its own (a table's actor, the solver, a password
+    hash, another worker): its turn to run goes to the next request. It keeps its place (it may read the
+    database afterwards) and runs on without a turn."""
+    own = _own()
+    if own is not None:
+        own[1]()
 
 
 def waiting_off_the_pool() -> None:
-    """The running request uses no pooled connection from here on (it waits for a table, and then ends):
-    its place goes to the next request. It keeps its turn: the table works on this loop for it."""
-    release = _release.get()
-    if release is not None:
-        release[0]()
+    """The running request uses no pooled connection from here on (it waits, then answers): its place goes
+    to the next request."""
+    own = _own()
+    if own is not None:
+        own[0]()
 
 
 class Admission:
@@ -107,12 +118,18 @@ class Admission:
                 release()
             await send(message)
 
-        token = _release.set((give_place, give_turn))
+        async def answering(message: Message) -> None:
+            # The answer is made: a client slow to read it does not hold the turn.
+            if message["type"] == "http.response.start":
+                give_turn()
+            await send(message)
+
+        token = _release.set((asyncio.current_task(), give_place, give_turn))
         try:
             if kind == "http":
                 await turns.acquire()
                 turn = True
-                await self.app(scope, receive, send)
+                await self.app(scope, receive, answering)
             else:
                 await self.app(scope, receive, answered)
         finally:

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.db.models import InterruptedDeal
 from app.protocol.codes import ErrorCode
 from app.server.context import ServerContext
+from app.server.http.admission import step_aside, waiting_off_the_pool
 from app.server.http.deps import MAX_ID
 from app.server.http.middleware import refuse
 
@@ -85,6 +86,11 @@ class ForwardToOwner:
         query = scope.get("query_string", b"").decode("latin-1")
         url = f"http://{address}{scope['path']}" + (f"?{query}" if query else "")
         client: httpx.AsyncClient = app.state.forward_http
+        # The owner does the work (under its own admission): this request holds no pooled connection and
+        # runs nothing meanwhile. Holding them, two workers each full of calls to the other waited on each
+        # other until the calls timed out.
+        waiting_off_the_pool()
+        step_aside()
         try:
             response = await client.request(scope["method"], url, headers=headers, content=bytes(body))
         except httpx.HTTPError as exc:

@@ -30,7 +30,7 @@ from app.server.analysis import (
     stored_analysis,
 )
 from app.server.errors import ApiError
-from app.server.http.admission import waiting_off_the_loop
+from app.server.http.admission import step_aside
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
 from app.server.http.holdings import holders_of_deal, holdings
 from app.server.tables.robot_levels import robot_level
@@ -82,7 +82,7 @@ async def deal_analysis(
     players = holders_of_deal(await holdings(session, [table_id]), deal_number)
     deal_id, result, record = deal.id, deal.result, deal.record
     await session.close()  # no connection held while the solver works
-    waiting_off_the_loop()
+    step_aside()
     try:
         found = await stored_analysis(ctx.sessions, _pool(ctx), deal_id)
     except AnalysisOverBudget as exc:
@@ -153,7 +153,7 @@ async def analyse_posted(body: dict[str, Any], user: CurrentUser, ctx: ContextDe
         PlayedDeal.from_json(body)
     except InvalidPosition as exc:
         raise ApiError(ErrorCode.INVALID_REQUEST, f"invalid deal: {exc}") from None
-    waiting_off_the_loop()
+    step_aside()
     try:
         return await _pool(ctx).analyse(body)
     except InvalidPosition as exc:

@@ -23,7 +23,7 @@ from app.db.models import ActionRecord, Award, GameTable, InterruptedDeal, Table
 from app.engine import shuffle_action
 from app.protocol.codes import ErrorCode
 from app.server.errors import ApiError
-from app.server.http.admission import waiting_off_the_loop
+from app.server.http.admission import step_aside
 from app.server.http.deps import MAX_ID, AdminUser, ContextDep, Id, SessionDep
 from app.server.http.handlers import refusal
 from app.server.http.routes.history import AwardIn, award_request
@@ -206,7 +206,7 @@ async def suggestion(deal_id: Id, _admin: AdminUser, ctx: ContextDep) -> dict[st
     if _SEARCHING.locked():
         raise ApiError(ErrorCode.BUSY, "the solver is working on another suggestion; try again shortly")
     async with _SEARCHING:
-        waiting_off_the_loop()
+        step_aside()
         found = await run_off_loop(_suggestion_executor(), lambda: suggest(record))
     out = {"deal": deal_id, **found.to_json()}
     if len(_SUGGESTIONS) >= _CACHED:

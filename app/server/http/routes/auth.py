@@ -30,6 +30,7 @@ from app.server.accounts.sessions import close_user
 from app.server.cluster.addresses import moved_url
 from app.server.context import ServerContext
 from app.server.errors import ApiError
+from app.server.http.admission import step_aside
 from app.server.http.deps import MAX_ID, ContextDep, CurrentClaims, CurrentUser, SessionDep, live_user
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
@@ -84,6 +85,7 @@ async def register(body: Credentials, request: Request, session: SessionDep, ctx
         check_credentials(body.name, body.password)
         if await user_by_name(session, body.name) is not None:
             raise AccountError("name", "already taken")
+        step_aside()  # the hash is made off the event loop
         password_hash = await ctx.passwords.hash(body.password)
         user = await create_user(session, body.name, body.password, Role.PLAYER, password_hash=password_hash)
     except AccountError as exc:
@@ -105,6 +107,7 @@ async def login(body: Credentials, request: Request, session: SessionDep, ctx: C
     user = await user_by_name(session, body.name)
     try:
         # An unknown name is verified against a decoy hash: it costs what a wrong password costs.
+        step_aside()
         ok = await ctx.passwords.verify(user.password_hash if user else None, body.password)
     except PoolBusy:
         raise _busy() from None

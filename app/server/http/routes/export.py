@@ -22,7 +22,7 @@ from app.protocol.codes import ErrorCode
 from app.server.accounts.privacy import watched_table
 from app.server.analysis import AnalysisOverBudget, analysis_allowed
 from app.server.errors import ApiError
-from app.server.http.admission import waiting_off_the_loop
+from app.server.http.admission import step_aside
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
 from app.server.http.holdings import holdings
 from app.server.tables.robot_levels import robot_level
@@ -115,7 +115,7 @@ async def analyse_record(
             out.append({"deal": deal.deal, "result": deal.result, "analysis": None})
             continue
         played, seats = found
-        waiting_off_the_loop()
+        step_aside()
         try:
             analysis = await ctx.analysis.analyse(deal_json(played))
         except InvalidPosition as exc:

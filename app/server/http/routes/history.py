@@ -33,6 +33,7 @@ from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit_row
 from app.server.accounts.privacy import refuse_own_game, watched_table
 from app.server.errors import ApiError
+from app.server.http.admission import step_aside
 from app.server.http.deps import AdminUser, ContextDep, CurrentUser, Id, SessionDep
 from app.server.http.handlers import refusal
 from app.server.tables.commands import Award, SeatError
@@ -203,6 +204,7 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
     # The table's actor stores the sheet, the award's history entry and its audit line in one commit.
     command = Award(deal_id, record, result, admin.name, reply, revise=body.revise, entry=entry, audit=line)
     actor.submit(command)
+    step_aside()
     try:
         out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
     except SeatError as exc:

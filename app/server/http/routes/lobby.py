@@ -30,7 +30,7 @@ from app.server.accounts.privacy import (
 from app.server.accounts.shared_caps import sit_lease
 from app.server.cluster.peers import live_details
 from app.server.errors import ApiError
-from app.server.http.admission import waiting_off_the_pool
+from app.server.http.admission import step_aside, waiting_off_the_pool
 from app.server.http.deps import (
     MAX_ID,
     ContextDep,
@@ -294,9 +294,10 @@ Caller = Annotated[User, Depends(caller)]
 
 
 async def _ask(future: asyncio.Future[Any], *, pool_done: bool = False) -> Any:
-    """The actor's answer. The request keeps its turn to run while it waits: the actor works on this loop
-    for it (a sit starts the game and publishes it). ``pool_done``: the handler reads and writes nothing
-    more itself, so its admission place goes to the next request (`admission.waiting_off_the_pool`)."""
+    """The actor's answer; the request's turn to run goes to the next while it waits (a table's queue may be
+    long: a robot's search, an outage). ``pool_done``: the handler reads and writes nothing more itself, so
+    its admission place goes too (`admission.waiting_off_the_pool`)."""
+    step_aside()
     if pool_done:
         waiting_off_the_pool()
     try:

@@ -25,7 +25,7 @@ from app.protocol.codes import ErrorCode
 from app.robots import Memory, decide
 from app.server.accounts.privacy import is_seated, table_room
 from app.server.errors import ApiError
-from app.server.http.admission import waiting_off_the_loop
+from app.server.http.admission import step_aside
 from app.server.http.deps import ContextDep, CurrentUser, Id, SessionDep
 from app.server.ratings import room_settings
 from app.server.tables.registry import get_actor
@@ -115,6 +115,6 @@ async def hint(table_id: Id, user: CurrentUser, ctx: ContextDep, session: Sessio
         return {k: v for k, v in action.to_json().items() if k != "seat"}
 
     with GATE.admit(table_id, user.id):
-        waiting_off_the_loop()
+        step_aside()
         suggestion = await asyncio.get_running_loop().run_in_executor(ctx.solver_executor, work)
     return {"table": table_id, "seat": seat, "hint": suggestion}

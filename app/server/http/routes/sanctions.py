@@ -23,6 +23,7 @@ from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit_row
 from app.server.accounts.privacy import refuse_own_game
 from app.server.errors import ApiError
+from app.server.http.admission import step_aside
 from app.server.http.deps import AdminUser, ContextDep, Id, SessionDep
 from app.server.http.handlers import refusal
 from app.server.tables.commands import Judge, SeatError
@@ -93,6 +94,7 @@ async def _write(ctx: ContextDep, table_id: int, judge: Judge) -> dict[str, Any]
     except ScoringError as exc:
         raise ApiError(ErrorCode.INVALID_SANCTION, exc.message, exc.field) from None
     actor.submit(judge)
+    step_aside()
     try:
         out: dict[str, Any] = await asyncio.wait_for(judge.reply, timeout=30)
     except SeatError as exc:

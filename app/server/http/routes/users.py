@@ -25,6 +25,7 @@ from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.sessions import close_user
 from app.server.errors import ApiError
+from app.server.http.admission import step_aside
 from app.server.http.deps import MAX_ID, AdminUser, ContextDep, SessionDep
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
@@ -144,7 +145,8 @@ async def reset_password(
     user = await _user(session, name)
     try:
         check_credentials(user.name, body.password)
-        password_hash = await ctx.passwords.hash(body.password)  # off the event loop
+        step_aside()  # the hash is made off the event loop
+        password_hash = await ctx.passwords.hash(body.password)
     except AccountError as exc:
         raise ApiError(ErrorCode.INVALID_ACCOUNT, str(exc), exc.field) from None
     except PoolBusy:
