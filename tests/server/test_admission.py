@@ -107,11 +107,17 @@ async def _until(condition: Any) -> None:
     raise AssertionError("the condition never held")
 
 
-async def test_admitted_requests_run_a_few_at_a_time_in_order() -> None:
+async def _one_waiting(path: str, *, slots: int, running: int) -> tuple[Inner, Admission, asyncio.Task[Any]]:
+    """An admission over `Inner` and a request to ``path`` that has reached the app and waits there."""
     inner = Inner()
-    admission = Admission(inner, slots=4, running=1)
-    first = asyncio.create_task(_get(admission, "/api/wait/first"))
+    admission = Admission(inner, slots=slots, running=running)
+    task = asyncio.create_task(_get(admission, path))
     await _until(lambda: inner.waiting == 1)
+    return inner, admission, task
+
+
+async def test_admitted_requests_run_a_few_at_a_time_in_order() -> None:
+    inner, admission, first = await _one_waiting("/api/wait/first", slots=4, running=1)
     second = asyncio.create_task(_get(admission, "/api/wait/second"))
     third = asyncio.create_task(_get(admission, "/api/tables"))
     await _until(lambda: admission.active == 3)
@@ -128,10 +134,7 @@ async def test_admitted_requests_run_a_few_at_a_time_in_order() -> None:
 
 async def test_a_request_off_the_pool_keeps_its_turn() -> None:
     """`waiting_off_the_pool` gives the place back, not the turn (`step_aside` does that)."""
-    inner = Inner()
-    admission = Admission(inner, slots=2, running=1)
-    waiting = asyncio.create_task(_get(admission, "/api/wait/give_back"))
-    await _until(lambda: inner.waiting == 1)
+    inner, admission, waiting = await _one_waiting("/api/wait/give_back", slots=2, running=1)
     assert admission.active == 0
     second = asyncio.create_task(_get(admission, "/api/tables"))
     await _until(lambda: admission.active == 1)  # admitted into the place given back ...
@@ -143,10 +146,7 @@ async def test_a_request_off_the_pool_keeps_its_turn() -> None:
 
 
 async def test_a_request_step_aside_gives_its_turn_but_keeps_its_place() -> None:
-    inner = Inner()
-    admission = Admission(inner, slots=2, running=1)
-    solving = asyncio.create_task(_get(admission, "/api/wait/give_turn"))
-    await _until(lambda: inner.waiting == 1)
+    inner, admission, solving = await _one_waiting("/api/wait/give_turn", slots=2, running=1)
     assert admission.active == 1  # its place is still its own (it may read the database afterwards)
     assert (await _get(admission, "/api/tables"))[0] == 200  # the turn was free
     held = asyncio.create_task(_get(admission, "/api/wait"))
@@ -158,10 +158,7 @@ async def test_a_request_step_aside_gives_its_turn_but_keeps_its_place() -> None
 
 
 async def test_a_request_cancelled_while_waiting_for_its_turn_gives_its_place_back() -> None:
-    inner = Inner()
-    admission = Admission(inner, slots=3, running=1)
-    held = asyncio.create_task(_get(admission, "/api/wait"))
-    await _until(lambda: inner.waiting == 1)
+    inner, admission, held = await _one_waiting("/api/wait", slots=3, running=1)
     queued = asyncio.create_task(_get(admission, "/api/tables"))
     await _until(lambda: admission.active == 2)
     queued.cancel()  # its client went away
@@ -174,10 +171,7 @@ async def test_a_request_cancelled_while_waiting_for_its_turn_gives_its_place_ba
 
 
 async def test_a_task_started_by_a_request_gives_back_nothing_of_it() -> None:
-    inner = Inner()
-    admission = Admission(inner, slots=2, running=1)
-    held = asyncio.create_task(_get(admission, "/api/wait/other_task"))
-    await _until(lambda: inner.waiting == 1)
+    inner, admission, held = await _one_waiting("/api/wait/other_task", slots=2, running=1)
     assert admission.active == 1  # its place is its own still
     queued = asyncio.create_task(_get(admission, "/api/tables"))
     await _until(lambda: admission.active == 2)
