@@ -23,7 +23,6 @@ from pydantic import TypeAdapter, ValidationError
 from sqlalchemy import select
 
 from app.db.models import GameTable
-from app.server.http.admission import step_aside
 from app.server.tables.live import TableLive, local_details
 
 if TYPE_CHECKING:
@@ -107,7 +106,6 @@ async def live_details(ctx: ServerContext, table_ids: Iterable[int]) -> dict[int
         for address, ids in by_address.items()
         for start in range(0, len(ids), MAX_IDS)
     ]
-    step_aside()  # the other workers answer
     answers = await asyncio.gather(
         *(peers.get(address, "/internal/tables", {"ids": ",".join(map(str, ids))}) for address, ids in asks)
     )

@@ -233,6 +233,7 @@ async def list_tables(room_id: Id, user: CurrentUser, ctx: ContextDep, session: 
     )
     # Several workers: each live table's connections and status from the worker that runs it.
     await session.commit()  # holding no database connection while the workers answer
+    step_aside()
     live = await live_details(ctx, [t.id for t in tables if t.status in LIVE])
     return [await _table_out(ctx, session, t, live.get(t.id)) for t in tables]
 

@@ -16,6 +16,7 @@ from app.server.accounts.audit import audit
 from app.server.accounts.privacy import close_unwelcome_watchers
 from app.server.cluster.peers import live_details
 from app.server.errors import ApiError
+from app.server.http.admission import step_aside
 from app.server.http.deps import ContextDep, Id, OperatorUser, SessionDep
 from app.server.http.routes.lobby import RoomOut, _room_out, _table_out, _validate_conventions
 from app.table import LIVE
@@ -109,6 +110,7 @@ async def live_tables(
     # Several workers: every table's details from the worker that runs it (those of a worker that does
     # not answer: what the database holds, without deal and clocks).
     await session.commit()  # holding no database connection while the workers answer
+    step_aside()
     details = await live_details(ctx, [t.id for t in tables])
     out = []
     for table in tables:
