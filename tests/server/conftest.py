@@ -11,7 +11,6 @@ import asyncio
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,18 +29,12 @@ from app.bots.client import Api
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from tests.conftest import database_for
+from tests.server.ports import free_port, free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 OPERATOR = "operator1"
 ADMIN = "admin1"
 PASSWORD = "operator-password"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -174,6 +167,12 @@ def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     )
 
 
+def log_tail(server: ServerProcess, lines: int = 60) -> str:
+    if server.log_path is None or not server.log_path.exists():
+        return "(no log)"
+    return "\n".join(server.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
 class Workers:
     def __init__(self, server: ServerProcess, ports: list[int]) -> None:
         self.server = server
@@ -208,7 +207,7 @@ def run_workers(
     The lease is the server's (30 s) unless a test needs a live worker presumed dead sooner: with a few
     seconds, a worker slowed down by a loaded machine (its heartbeat late) loses its tables to the other
     one, as the lease says it must, and placement and restarts stop being what the test expects."""
-    base = free_port()
+    base = free_ports(workers)
     env = {"PREFERANS_WORKER_PORT_BASE": str(base), "PREFERANS_HEARTBEAT_INTERVAL": "0.5"}
     if lease is not None:
         env["PREFERANS_WORKER_LEASE"] = str(lease)
@@ -218,7 +217,10 @@ def run_workers(
     cluster = Workers(server, [base + slot for slot in range(workers)])
     try:
         for slot in range(workers):
-            cluster.wait_up(slot)
+            try:
+                cluster.wait_up(slot)
+            except AssertionError as error:  # a setup error: the report hook below shows no log for it
+                raise AssertionError(f"{error}; the end of the log:\n{log_tail(server)}") from None
         yield cluster
     finally:
         servers.close()
@@ -262,5 +264,4 @@ def pytest_runtest_makereport(
             if isinstance(server, Workers):
                 server = server.server
             if isinstance(server, ServerProcess) and server.log_path and server.log_path.exists():
-                tail = server.log_path.read_text(errors="replace").splitlines()[-60:]
-                report.sections.append(("server log (tail)", "\n".join(tail)))
+                report.sections.append(("server log (tail)", log_tail(server)))

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.conftest import free_port
+from tests.server.ports import free_port
 
 CLUSTER_USER = "postgres"
 

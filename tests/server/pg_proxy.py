@@ -13,7 +13,7 @@ import contextlib
 import re
 import threading
 
-from tests.server.conftest import free_port
+from tests.server.ports import free_port
 
 _INSERT_ACTIONS = re.compile(rb"(__asyncpg_stmt_[0-9a-f]+__)\x00INSERT INTO actions")
 
