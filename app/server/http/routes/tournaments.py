@@ -174,7 +174,7 @@ async def _round_tables(session: AsyncSession, round_id: int) -> list[tuple[Tour
         .where(TournamentTable.round_id == round_id)
         .order_by(TournamentTable.number)
     )
-    return [(t, g) for t, g in rows.tuples()]
+    return [(t, g) for t, g in rows]
 
 
 def _index(value: Any) -> Fraction:
@@ -738,7 +738,7 @@ async def open_appeals(user: AdminUser, session: SessionDep) -> list[dict[str, A
             "tournament": {"id": t.id, "name": t.name, "status": t.status},
             "decision": {"points": d.points, "judge": d.judge, "reason": d.reason, "player": d.player},
         }
-        for a, d, t in rows.tuples()
+        for a, d, t in rows
     ]
 
 
