@@ -28,7 +28,9 @@ the idle tables sit and start and their clocks begin to run out, and after), tim
 idle tables' sits (answered, refused with 503 and tried again, how long an answered one took), errors,
 server CPU (cores, ms per ack, and ms per ack of the event loops' threads alone,
 ``server_loop_cpu_ms_per_ack``), how late the server's loop ran its 50 ms timer (``loop_lag``: the
-per cent of the window's samples later than 25, 50 and 100 ms, read from its ``/metrics``) and memory. With
+per cent of the window's samples later than 25, 50 and 100 ms, read from its ``/metrics``) and memory, and
+the client's own CPU and loop lag over the window (``client_cpu_cores``, ``client_loop_lag``: the client is
+one process on the same machine, and a frame it is late to read counts as the server's latency). With
 ``--database`` a PostgreSQL instance running on this machine, the CPU of all its processes (the server's
 backends, the WAL writer, ...) is counted too (``database_cpu_*``; null when they cannot be read here), and
 the summary adds ``cpu_with_database_ms_per_ack``, the server's and the database's together, to the ratios.
@@ -602,6 +604,34 @@ def lag_shares(before: dict[str, float] | None, after: dict[str, float] | None) 
     return shares
 
 
+class ClientLag:
+    """How late the client's own loop ran a 50 ms timer during the window. The client is the instrument:
+    while its loop is busy, the frames it has not read yet wait in its socket, and that wait is counted as
+    the server's latency. With it beside each run, a tail the client made shows up as the client's."""
+
+    def __init__(self) -> None:
+        self.late: list[float] = []
+
+    async def run(self) -> None:
+        while True:
+            due = time.monotonic() + LAG_TICK_S
+            await asyncio.sleep(LAG_TICK_S)
+            self.late.append((time.monotonic() - due) * 1000)
+
+    def shares(self) -> dict[str, Any] | None:
+        if not self.late:
+            return None
+        shares: dict[str, Any] = {"samples": len(self.late), "p99_ms": pct(self.late, 0.99)}
+        for bound in LAG_BOUNDS:
+            ms = float(bound) * 1000
+            over = sum(1 for late in self.late if late > ms)
+            shares[f"over_{round(ms)}ms_pct"] = round(100 * over / len(self.late), 2)
+        return shares
+
+
+LAG_TICK_S = 0.05  # as the server's own probe (`app.server.metrics.watch_loop_lag`)
+
+
 async def drive(
     args: argparse.Namespace, port: int, pid: int, plan: Seats | None, postmaster: int | None = None
 ) -> dict[str, Any]:
@@ -649,6 +679,8 @@ async def drive(
     loops = _loops(pid)
     lag0 = None if args.bare else await loop_lag_counts(port)
     cpu0, loop0, t0 = proc_cpu_s(pid), loop_cpu_s(loops), time.monotonic()
+    client_lag, client0 = ClientLag(), time.process_time()
+    client_probe = asyncio.create_task(client_lag.run())
     stop = t0 + args.duration
     if plan is not None and plan.idle:
         # The idle tables start now: their third seat sits (REST), spread over the first `--sit-spread` s.
@@ -680,6 +712,8 @@ async def drive(
     else:
         await _run_window(load, tables, args, stop)
     elapsed = time.monotonic() - t0
+    client_probe.cancel()
+    client_cpu = time.process_time() - client0
     cpu, loop_end = proc_cpu_s(pid) - cpu0, loop_cpu_s(loops)
     # A worker restarted during the window: its loop's CPU is lost with it, so no figure is given.
     loop_cpu = None if loop_end is None or loop0 is None or _loops(pid) != loops else loop_end - loop0
@@ -738,6 +772,9 @@ async def drive(
         "server_rss_mb": rss,
         "server_peak_rss_mb": hwm,
         "client_cpu_s": round(time.process_time(), 1),
+        # The instrument itself over the window: its CPU and how late its loop ran (`ClientLag`).
+        "client_cpu_cores": round(client_cpu / elapsed, 2),
+        "client_loop_lag": client_lag.shares(),
     }
 
 
@@ -902,6 +939,9 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
                 out[label][f"ack_p99_{phase}_ms"] = spread([r[f"ack_ms_{phase}"]["p99"] for r in runs])
             if all(r.get("loop_lag") for r in runs):
                 out[label]["loop_lag_over_50ms_pct"] = spread([r["loop_lag"]["over_50ms_pct"] for r in runs])
+            if all(r.get("client_loop_lag") for r in runs):  # the instrument's own lag, beside each run
+                out[label]["client_loop_lag_p99_ms"] = spread([r["client_loop_lag"]["p99_ms"] for r in runs])
+                out[label]["client_cpu_cores"] = spread([r["client_cpu_cores"] for r in runs])
             out[label]["errors"] = sum(sum(r["errors"].values()) for r in runs)
     if server and relay:
         ratios: dict[str, list[float | None]] = {name: [] for name in names}
