@@ -30,7 +30,10 @@ server CPU (cores, ms per ack, and ms per ack of the event loops' threads alone,
 ``server_loop_cpu_ms_per_ack``), how late the server's loop ran its 50 ms timer (``loop_lag``: the
 per cent of the window's samples later than 25, 50 and 100 ms, read from its ``/metrics``) and memory, and
 the client's own CPU and loop lag over the window (``client_cpu_cores``, ``client_loop_lag``: the client is
-one process on the same machine, and a frame it is late to read counts as the server's latency). With
+one process on the same machine, and a frame it is late to read counts as the server's latency), and
+what the machine's neighbours took meanwhile (``machine``: the share of CPU time stolen by the host and
+waiting for the disk, and the cores busy with processes other than the server, its database and the
+client). With
 ``--database`` a PostgreSQL instance running on this machine, the CPU of all its processes (the server's
 backends, the WAL writer, ...) is counted too (``database_cpu_*``; null when they cannot be read here), and
 the summary adds ``cpu_with_database_ms_per_ack``, the server's and the database's together, to the ratios.
@@ -551,6 +554,36 @@ def loop_cpu_s(members: list[int]) -> float | None:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def machine_ticks() -> list[int] | None:
+    """The machine's CPU time so far (/proc/stat's first line, in ticks): user, nice, system, idle,
+    iowait, irq, softirq, steal."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()
+    except OSError:
+        return None
+    return [int(f) for f in fields[1:9]]
+
+
+def machine_shares(before: list[int] | None, after: list[int] | None, ours_s: float) -> dict[str, Any] | None:
+    """The window's share of the machine's CPU time that was stolen by its host (steal), waited for the
+    disk (iowait) and went to processes other than the server and the client (``others``): on a shared
+    machine a run with more of these is a slower run, whatever the code."""
+    if before is None or after is None:
+        return None
+    delta = [b - a for a, b in zip(before, after, strict=True)]
+    total = sum(delta)
+    if total <= 0:
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    busy = delta[0] + delta[1] + delta[2] + delta[5] + delta[6]
+    others = max(0.0, busy / tick - ours_s)
+    return {
+        "steal_pct": round(100 * delta[7] / total, 1),
+        "iowait_pct": round(100 * delta[4] / total, 1),
+        "others_cores": round(others / (total / tick / (os.cpu_count() or 1)), 2),
+    }
+
+
 def proc_mem_mb(pid: int) -> tuple[float, float]:
     values: dict[str, float] = {}
     for member in _family(pid):
@@ -679,7 +712,7 @@ async def drive(
     loops = _loops(pid)
     lag0 = None if args.bare else await loop_lag_counts(port)
     cpu0, loop0, t0 = proc_cpu_s(pid), loop_cpu_s(loops), time.monotonic()
-    client_lag, client0 = ClientLag(), time.process_time()
+    client_lag, client0, ticks0 = ClientLag(), time.process_time(), machine_ticks()
     client_probe = asyncio.create_task(client_lag.run())
     stop = t0 + args.duration
     if plan is not None and plan.idle:
@@ -714,10 +747,12 @@ async def drive(
     elapsed = time.monotonic() - t0
     client_probe.cancel()
     client_cpu = time.process_time() - client0
+    ticks1 = machine_ticks()
     cpu, loop_end = proc_cpu_s(pid) - cpu0, loop_cpu_s(loops)
     # A worker restarted during the window: its loop's CPU is lost with it, so no figure is given.
     loop_cpu = None if loop_end is None or loop0 is None or _loops(pid) != loops else loop_end - loop0
     db_cpu = proc_cpu_s(postmaster) - db0 if postmaster is not None and db0 is not None else None
+    shares = machine_shares(ticks0, ticks1, cpu + client_cpu + (db_cpu or 0.0))
     load.stats.measuring = False
     lag = lag_shares(lag0, None if args.bare else await loop_lag_counts(port))
     rss, hwm = proc_mem_mb(pid)
@@ -775,6 +810,7 @@ async def drive(
         # The instrument itself over the window: its CPU and how late its loop ran (`ClientLag`).
         "client_cpu_cores": round(client_cpu / elapsed, 2),
         "client_loop_lag": client_lag.shares(),
+        "machine": shares,
     }
 
 
@@ -942,6 +978,9 @@ def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[s
             if all(r.get("client_loop_lag") for r in runs):  # the instrument's own lag, beside each run
                 out[label]["client_loop_lag_p99_ms"] = spread([r["client_loop_lag"]["p99_ms"] for r in runs])
                 out[label]["client_cpu_cores"] = spread([r["client_cpu_cores"] for r in runs])
+            if all(r.get("machine") for r in runs):  # what the machine's neighbours took meanwhile
+                out[label]["steal_pct"] = spread([r["machine"]["steal_pct"] for r in runs])
+                out[label]["others_cores"] = spread([r["machine"]["others_cores"] for r in runs])
             out[label]["errors"] = sum(sum(r["errors"].values()) for r in runs)
     if server and relay:
         ratios: dict[str, list[float | None]] = {name: [] for name in names}
