@@ -4,9 +4,10 @@ A port the kernel hands out (a bind to port 0) is free at that instant only. Onc
 to the ephemeral range, and any outgoing connection (a pool's connection to PostgreSQL, an HTTP client)
 may get it as its local port. A server started on it a moment later, or restarted on it after a kill,
 then fails with EADDRINUSE, and a block of ports after it (``--workers N`` listens on N of them) was never
-checked at all. Outside the ephemeral range the kernel hands out nothing. Each xdist worker takes its own
-slice of that space and walks through it, so two test processes, or two tests of one process, never pick
-the same port, and every port is checked with the bind a server makes.
+checked at all. Outside the ephemeral range the kernel hands out nothing. The xdist workers of one run take
+disjoint slices of that space, and each walks its own, so two tests of one run never pick the same port;
+anything else there (another run side by side, another program) is kept apart by a random start and by
+binding every port of a block before it is handed out, as a listener binds it (``SO_REUSEADDR``).
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class _Walk:
         if self.ports is None:  # no room outside the ephemeral range: the kernel's port, for one only
             assert count == 1, "no port space outside the ephemeral range for a block of ports"
             return _kernel_port()
+        if count > len(self.ports):
+            raise RuntimeError(f"a block of {count} ports is more than the slice {self.ports} holds")
         for _ in range(len(self.ports)):
             if self.cursor + count > len(self.ports):
                 self.cursor = 0

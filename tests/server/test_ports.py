@@ -18,11 +18,20 @@ def test_the_slice_lies_outside_the_ephemeral_range() -> None:
 def test_a_block_with_a_port_in_use_is_skipped() -> None:
     walk = _Walk(_own_slice())
     assert walk.ports is not None
-    walk.cursor = 0
-    first = walk.ports.start
+    free = walk.take(2)  # a block free now: its second port is taken below
+    walk.cursor = free - walk.ports.start
     with socket.socket() as held:
-        held.bind(("127.0.0.1", first + 1))  # the second port of the first block
+        held.bind(("127.0.0.1", free + 1))
         held.listen()
         base = walk.take(2)
-    assert base >= first + 2
-    assert base + 1 < walk.ports.stop
+    assert free + 1 not in (base, base + 1)
+    assert walk.ports.start <= base and base + 1 < walk.ports.stop
+
+
+def test_a_block_that_would_pass_the_slices_end_starts_it_again() -> None:
+    walk = _Walk(_own_slice())
+    assert walk.ports is not None
+    walk.cursor = len(walk.ports) - 1  # one port left: a block of two does not fit
+    base = walk.take(2)
+    assert walk.ports.start <= base and base + 1 < walk.ports.stop
+    assert base < walk.ports.start + len(walk.ports) // 2  # from the start, not past the end
