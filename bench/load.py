@@ -59,7 +59,6 @@ import os
 import random
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -78,18 +77,13 @@ import websockets  # noqa: E402
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
+from tests.server.ports import free_ports  # noqa: E402
+
 SECRET = "bench-" + secrets.token_hex(16)
 GRACE_MS = 500  # LagPolicy: min(per-action cap 500 ms, quota 2000 ms) for a seat that has not used it
 
 
 TRY_AGAIN = 1013  # the close code of a socket refused for now (`app.protocol.codes.CloseCode.TRY_AGAIN`)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def pct(values: list[float], q: float) -> float | None:
@@ -566,8 +560,9 @@ def machine_ticks() -> list[int] | None:
 
 def machine_shares(before: list[int] | None, after: list[int] | None, ours_s: float) -> dict[str, Any] | None:
     """The window's share of the machine's CPU time that was stolen by its host (steal), waited for the
-    disk (iowait) and went to processes other than the server and the client (``others``): on a shared
-    machine a run with more of these is a slower run, whatever the code."""
+    disk (iowait) and went to processes other than the server, its database and the client (``others``,
+    in cores; ``ours_s`` is their CPU seconds, a PostgreSQL whose processes cannot be read here counted
+    among the others): on a shared machine a run with more of these is a slower run, whatever the code."""
     if before is None or after is None:
         return None
     delta = [b - a for a, b in zip(before, after, strict=True)]
@@ -850,7 +845,9 @@ def wait_up(port: int, proc: subprocess.Popen[bytes], workers: int = 1) -> None:
 
 def measure_once(args: argparse.Namespace) -> dict[str, Any]:
     """One measurement: start the server (or the relay), drive it, stop it; the result as a dict."""
-    port = free_port()
+    # The public port and, with --workers, each worker's own after it (`serve`'s default), every one
+    # checked free and outside the ephemeral range, where an outgoing connection may hold one meanwhile.
+    port = free_ports(1 if args.bare else 1 + args.workers)
     log = open(args.server_log, "ab") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
     with tempfile.TemporaryDirectory() as tmp:
         drop = None
