@@ -113,7 +113,8 @@ class Cluster:
             await self.refresh(ctx)  # which keeps the addresses of live workers only
             return self.addresses.get(owner)
         if await self._fresh_live(ctx, owner):  # the cache may predate the owner's death
-            return self.addresses[owner]
+            # A tick may have refreshed the addresses during that wait, without a worker found dead since.
+            return self.addresses.get(owner)
         return None
 
     async def address_of(self, ctx: ServerContext, table_id: int) -> str | None:
