@@ -1,9 +1,10 @@
 """A TCP relay between a server under test and its PostgreSQL, on a thread of its own (the server
 subprocess talks through it while the test's loop is blocked, e.g. in `ServerProcess.start`).
 
-Armed with `cut_next_commit`, it loses the reply to the next COMMIT of a transaction that wrote to the
-action log: the commit is stored, the connection drops before the server hears so — an ambiguous commit,
-made at will.
+Armed with `cut_next_commit`, it loses the reply to the next commit of the action log: the commit is
+stored, the connection drops before the server hears so — an ambiguous commit, made at will. A commit is
+either the COMMIT of a transaction that wrote to the action log, or the Sync after a single ``WITH``
+statement that inserts into it (`storage.pg_batch`: one statement in its own, implicit, transaction).
 """
 
 from __future__ import annotations
@@ -15,7 +16,11 @@ import threading
 
 from tests.server.ports import free_port
 
-_INSERT_ACTIONS = re.compile(rb"(__asyncpg_stmt_[0-9a-f]+__)\x00INSERT INTO actions")
+# Parse: the statement's name, then its text; Bind: the portal's name (asyncpg's is empty), the statement's.
+_PARSE = re.compile(rb"P[\s\S]{4}(__asyncpg_stmt_[0-9a-f]+__)\x00([^\x00]*)\x00")
+_BIND = re.compile(rb"B[\s\S]{4}\x00(__asyncpg_stmt_[0-9a-f]+__)\x00")
+_SYNC = b"S\x00\x00\x00\x04"
+_ACTIONS = b"INSERT INTO actions"
 
 
 class PgProxy:
@@ -57,16 +62,28 @@ class PgProxy:
         wrote_actions = False
         cutting = False
         # asyncpg sends a statement's text once (Parse), then only its prepared name (Bind).
-        insert_names: set[bytes] = set()
+        insert_names: set[bytes] = set()  # a statement that inserts into the action log
+        one_statement_names: set[bytes] = set()  # ... and is a WITH query, run in a transaction of its own
 
         async def upstream() -> None:
             nonlocal wrote_actions, cutting
             while data := await client_in.read(1 << 16):
-                insert_names.update(_INSERT_ACTIONS.findall(data))
-                wrote_actions = (
-                    wrote_actions or b"INSERT INTO actions" in data or any(n in data for n in insert_names)
-                )
-                if b"COMMIT" in data:
+                parsed = _PARSE.findall(data)
+                for name, text in parsed:
+                    if _ACTIONS in text:
+                        insert_names.add(name)
+                        if text.startswith(b"WITH "):
+                            one_statement_names.add(name)
+                bound = set(_BIND.findall(data))
+                in_transaction = insert_names - one_statement_names
+                unnamed = _ACTIONS in data and not parsed  # a simple query's text
+                wrote_actions = wrote_actions or bool(bound & in_transaction) or unnamed
+                if bound & one_statement_names and _SYNC in data and self.cut_next_commit.is_set():
+                    # Executed and committed at this Sync, and asyncpg waits for its reply before anything
+                    # else: the reply that follows is the commit's.
+                    self.cut_next_commit.clear()
+                    cutting = True
+                elif b"COMMIT" in data:
                     if wrote_actions and self.cut_next_commit.is_set():
                         self.cut_next_commit.clear()
                         cutting = True
@@ -76,7 +93,7 @@ class PgProxy:
 
         async def downstream() -> None:
             while data := await server_in.read(1 << 16):
-                if cutting:  # asyncpg waits for each reply, so this is the COMMIT's: lost with the connection
+                if cutting:  # asyncpg waits for each reply, so this is the commit's: lost with the connection
                     self.cut.set()
                     return
                 client_out.write(data)
