@@ -20,7 +20,7 @@ from app.db.migrate import upgrade
 from app.server.http.handlers import database_down
 from app.server.storage import batch, pg_batch
 from app.server.storage.batch import Fence, Pending
-from app.server.storage.schema import ACTIONS, HOLDERS, SEATS, STATE, TABLES
+from app.server.storage.schema import ACTIONS, DEALS, HOLDERS, SEATS, STATE, TABLES
 from app.server.storage.step_write import StepWrite
 
 pytestmark = pytest.mark.postgres
@@ -184,13 +184,20 @@ async def test_the_heartbeat_goes_in_the_moves_one_statement(engine: AsyncEngine
 
 async def test_a_batch_of_other_statements_is_one_transaction_of_executemany(engine: AsyncEngine) -> None:
     """A holding closed is not unnested: the batch goes statement by statement, its rows as SQLAlchemy's."""
-    writes = {t: _write(t) for t in range(1, 4)}
-    writes[2].holders = ({"table_id": 2, "seat": 0, "user_id": 1, "first_deal": 1},)
+    opened = {2: _write(2)}
+    opened[2].holders = ({"table_id": 2, "seat": 0, "user_id": 1, "first_deal": 1},)
+    assert await pg_batch.run_asyncpg(engine, _fence(opened))
+    await engine.dispose()
+    logged = _statements_logged(engine)
+    writes = {t: _write(t) for t in range(3, 6)}
+    writes[4].holders_closed = ({"table_id": 2, "seat": 0, "last_deal": 7},)
     assert await pg_batch.run_asyncpg(engine, _fence(writes))
+    assert not [q for q in logged if q.startswith("WITH s0")], logged
+    assert [q for q in logged if q.startswith("UPDATE seat_holders")], logged
     async with engine.connect() as conn:
-        holders = (await conn.execute(select(HOLDERS.c.table_id, HOLDERS.c.user_id))).all()
-    assert [tuple(h) for h in holders] == [(2, 1)]
-    assert len((await _rows(engine, range(1, 4)))["actions"]) == 5
+        holders = (await conn.execute(select(HOLDERS.c.table_id, HOLDERS.c.last_deal))).all()
+    assert [tuple(h) for h in holders] == [(2, 7)]
+    assert len((await _rows(engine, range(3, 6)))["actions"]) == 5
 
 
 async def test_a_refused_row_is_sqlalchemys_integrity_error_and_stores_nothing(engine: AsyncEngine) -> None:
@@ -236,10 +243,52 @@ def _shifted(write_of: Any, tables: range) -> dict[int, StepWrite]:
     out = {}
     for t in tables:
         write = write_of(t - TABLE_COUNT)
-        for row in write.actions:
+        for row in (*write.actions, *write.deals, *write.holders):
             row["table_id"] = t
         out[t] = write
     return out
+
+
+async def _inserted(engine: AsyncEngine, table: Any, tables: range) -> list[tuple[Any, ...]]:
+    """The rows of ``table`` at these tables without their ids (a serial: the two sets' differ), table ids
+    made relative, JSON as its text."""
+    columns = [cast(c, Text) if isinstance(c.type, JSON) else c for c in table.columns if c.key != "id"]
+    query = select(*columns).where(table.c.table_id.in_(list(tables))).order_by(table.c.table_id)
+    async with engine.connect() as conn:
+        rows = (await conn.execute(query)).all()
+    position = [c.key for c in table.columns if c.key != "id"].index("table_id")
+    return [(*row[:position], row[position] - tables.start, *row[position + 1 :]) for row in rows]
+
+
+@pytest.mark.parametrize("kind", ["a deal's end", "a seat's first holder"])
+async def test_any_tables_inserted_rows_go_in_the_moves_one_statement(engine: AsyncEngine, kind: str) -> None:
+    """Rows inserted into any table are a part of the moves' one statement, stored as SQLAlchemy stores
+    them: a batch with a deal's end went statement by statement, a round trip each (issue 24)."""
+
+    def write_of(t: int) -> StepWrite:
+        write = _write(t)
+        if kind == "a deal's end":
+            result = None if t % 2 else {"pools": [t, -t], "ё": "пуля"}
+            write.deals = ({"table_id": t, "deal_number": 3, "result": result, "record": {"cards": [t]},
+                            "at": 2.5 + t / 7},)  # fmt: skip
+        else:
+            write.holders = ({"table_id": t, "seat": t % 3, "user_id": 1 + t % 3, "first_deal": t},)
+        return write
+
+    await engine.dispose()
+    logged = _statements_logged(engine)
+    ours = range(1, TABLE_COUNT + 1)
+    theirs = range(TABLE_COUNT + 1, 2 * TABLE_COUNT + 1)
+    assert await pg_batch.run_asyncpg(engine, _fence({t: write_of(t) for t in ours}))
+    table = DEALS if kind == "a deal's end" else HOLDERS
+    one = [q for q in logged if q.startswith("WITH s0 AS (INSERT INTO actions")]
+    assert len(one) == 1 and f"INSERT INTO {table.name} " in one[0], logged
+    assert not [q for q in logged if q.startswith(("INSERT", "UPDATE", "BEGIN", "COMMIT"))], logged
+    await _by_sqlalchemy(engine, _fence(_shifted(write_of, theirs)))
+    mine = await _inserted(engine, table, ours)
+    assert len(mine) == TABLE_COUNT
+    assert mine == await _inserted(engine, table, theirs)
+    assert await _rows(engine, ours) == await _rows(engine, theirs)
 
 
 def _fields_only(table_id: int, fields: dict[str, Any]) -> StepWrite:
@@ -285,7 +334,8 @@ async def test_two_writes_of_one_row_in_a_batch_go_statement_by_statement(
 async def test_a_refused_row_among_other_statements_stores_nothing_of_its_batch(engine: AsyncEngine) -> None:
     assert await pg_batch.run_asyncpg(engine, _fence({1: _write(1)}))
     writes = {2: _write(2), 1: _write(1)}  # table 1's action numbers are taken now
-    writes[2].holders = ({"table_id": 2, "seat": 0, "user_id": 1, "first_deal": 1},)  # not combined
+    writes[2].holders = ({"table_id": 2, "seat": 0, "user_id": 1, "first_deal": 1},)
+    writes[2].holders_closed = ({"table_id": 3, "seat": 0, "last_deal": 1},)  # not combined
     with pytest.raises(IntegrityError):
         await pg_batch.run_asyncpg(engine, _fence(writes))
     assert (await _rows(engine, range(2, 3)))["actions"] == []

@@ -6,9 +6,10 @@ loop about a millisecond a batch, on the loop itself (issue 24; the SQLite write
 own). Here the kept statements (`batch.prepared_statement`, compiled once with the parameters through their
 types' bind processors as SQLAlchemy would) go to asyncpg directly:
 
-- a batch of what every move writes (its action rows, the seat's number, the table's fields) is one
-  statement, each part a data-modifying ``WITH`` query over arrays of its rows' values (``unnest``): one
-  round trip, in the statement's own transaction (`combined`);
+- a batch of inserts and of the updates declared in `batch.KEYED` — what every move writes (its action
+  rows, the seat's number, the table's fields), the deals it ends, the heartbeat — is one statement, each
+  part a data-modifying ``WITH`` query over arrays of its rows' values (``unnest``): one round trip, in the
+  statement's own transaction (`combined`);
 - any other batch of kept statements is an ``executemany`` each (its rows in one round trip) in a
   transaction;
 - a batch with a statement that needs SQLAlchemy's own execution, or with a fence (several workers), is left
@@ -26,7 +27,6 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.server.storage.batch import KEYED, Fence, Prepared, prepared_statement
-from app.server.storage.schema import ACTIONS
 
 # A parameter's cast as asyncpg's compiler renders it (``$3::JSON``, ``$1::VARCHAR(40)``), and what may
 # follow it; a type of several words (``DOUBLE PRECISION``) is not read, and its statement not unnested.
@@ -62,8 +62,10 @@ def _unnested(statement: Executable, prepared: Prepared) -> _Unnested | None:
 
 
 def _unnest(statement: Executable, sql: str, names: tuple[str, ...]) -> _Unnested | None:
-    """The action rows' INSERT and the UPDATEs of `batch.KEYED`, every parameter cast to its type (asyncpg's
-    compiler renders the casts); None for any other statement."""
+    """An INSERT of rows (any table's: the action rows every move, a deal's row every deal's end) and the
+    UPDATEs of `batch.KEYED`, every parameter cast to its type (asyncpg's compiler renders the casts); None
+    for any other statement. Only the action rows' INSERT was, at first: a batch with a deal's end went
+    statement by statement, a round trip each (BEGIN, every statement, COMMIT) on the loop (issue 24)."""
     casts = _CAST.findall(sql)
     types = tuple(t for _, t in casts)
     if [int(n) for n, _ in casts] != list(range(1, len(names) + 1)) or sql.count("::") != len(casts):
@@ -71,7 +73,7 @@ def _unnest(statement: Executable, sql: str, names: tuple[str, ...]) -> _Unneste
     if isinstance(statement, Insert):
         head, found, values = sql.rpartition(" VALUES ")
         expected = "(" + ", ".join(f"${i + 1}::{t}" for i, t in enumerate(types)) + ")"
-        if statement.table.name != ACTIONS.name or not found or values != expected:
+        if not found or values != expected:
             return None
         return _Unnested(f"{head} SELECT * FROM ", types, "")
     keyed = KEYED.get(statement)
