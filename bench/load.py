@@ -314,6 +314,7 @@ class Stats:
     ack_at: list[float] = field(default_factory=list)  # when each of ``ack_ms``'s commands was sent
     update_ms: list[float] = field(default_factory=list)
     late_ms: list[float] = field(default_factory=list)
+    late_at: list[float] = field(default_factory=list)  # when each of ``late_ms``'s timeouts was due
     sit_ms: list[float] = field(default_factory=list)  # the idle tables' sits that were answered 200
     sits_refused: int = 0  # answered 503 (the server's admission shedding the surge) and tried again
     measuring: bool = False
@@ -465,6 +466,7 @@ class Load:
         if any(e.get("kind") == "timeout" for e in m.get("events") or ()) and sock.deadline is not None:
             if self.stats.measuring:
                 self.stats.late_ms.append((now - sock.deadline) * 1000)
+                self.stats.late_at.append(sock.deadline)
             sock.deadline = None
         clock = m.get("clock") or {}
         running = clock.get("running")
@@ -493,12 +495,13 @@ SETTLE_S = 10.0  # the first seconds of the window, reported apart (`_phases`)
 PHASES = (f"first_{SETTLE_S:.0f}s", f"after_{SETTLE_S:.0f}s")
 
 
-def _phases(stats: Stats, start: float) -> dict[str, list[float]]:
-    """The acks' latencies of commands sent in the window's first `SETTLE_S` seconds and after."""
+def _phases(values: list[float], at: list[float], start: float) -> dict[str, list[float]]:
+    """The values (acks' latencies, timeouts' lateness) of what was sent or due in the window's first
+    `SETTLE_S` seconds, and after."""
     cut = start + SETTLE_S
-    sent = list(zip(stats.ack_ms, stats.ack_at, strict=True))
+    timed = list(zip(values, at, strict=True))
     first, after = PHASES
-    return {first: [ms for ms, at in sent if at < cut], after: [ms for ms, at in sent if at >= cut]}
+    return {first: [ms for ms, t in timed if t < cut], after: [ms for ms, t in timed if t >= cut]}
 
 
 def _family(pid: int) -> list[int]:
@@ -776,7 +779,7 @@ async def drive(
         # from the rest: where the tail comes from.
         **{
             f"ack_ms_{name}": {"p50": pct(part, 0.5), "p99": pct(part, 0.99)}
-            for name, part in _phases(s, t0).items()
+            for name, part in _phases(s.ack_ms, s.ack_at, t0).items()
         },
         "updates": len(s.update_ms),  # the other seats' updates matched to the command that caused them
         "update_ms": {
@@ -789,6 +792,10 @@ async def drive(
             "p50": pct(s.late_ms, 0.5),
             "p99": pct(s.late_ms, 0.99),
             "max": pct(s.late_ms, 1.0),
+        },
+        **{
+            f"timeout_late_ms_{name}": {"p99": pct(part, 0.99), "count": len(part)}
+            for name, part in _phases(s.late_ms, s.late_at, t0).items()
         },
         "errors": s.errors,
         "sits": {
