@@ -77,9 +77,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_sqlite_batch_engine(engine: AsyncEngine) -> Engine | None:
+def make_sqlite_batch_engine(engine: AsyncEngine, *, explicit: bool = False) -> Engine | None:
     """For a SQLite writer: a synchronous engine on the same file, used from one thread, so a whole batch
-    is one hand-over to that thread instead of one per statement (None for other databases)."""
+    is one hand-over to that thread instead of one per statement (None for other databases). ``explicit``:
+    the driver in autocommit, its user issuing ``BEGIN IMMEDIATE`` and ``COMMIT`` itself (the group
+    writer's batches, `storage.batch.begin_write`)."""
     if engine.dialect.name != "sqlite":
         return None
     url = engine.url.set(drivername="sqlite")
@@ -89,6 +91,7 @@ def make_sqlite_batch_engine(engine: AsyncEngine) -> Engine | None:
         json_serializer=_json,
         pool_size=1,
         max_overflow=0,
+        **({"isolation_level": "AUTOCOMMIT"} if explicit else {}),
     )
     event.listen(batch, "connect", _sqlite_pragmas)
     return batch
