@@ -77,11 +77,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_sqlite_batch_engine(engine: AsyncEngine, *, explicit: bool = False) -> Engine | None:
+def make_sqlite_batch_engine(engine: AsyncEngine) -> Engine | None:
     """For a SQLite writer: a synchronous engine on the same file, used from one thread, so a whole batch
-    is one hand-over to that thread instead of one per statement (None for other databases). ``explicit``:
-    the driver in autocommit, its user issuing ``BEGIN IMMEDIATE`` and ``COMMIT`` itself (the group
-    writer's batches, `storage.batch.begin_write`)."""
+    is one hand-over to that thread instead of one per statement (None for other databases)."""
     if engine.dialect.name != "sqlite":
         return None
     url = engine.url.set(drivername="sqlite")
@@ -91,7 +89,6 @@ def make_sqlite_batch_engine(engine: AsyncEngine, *, explicit: bool = False) -> 
         json_serializer=_json,
         pool_size=1,
         max_overflow=0,
-        **({"isolation_level": "AUTOCOMMIT"} if explicit else {}),
     )
     event.listen(batch, "connect", _sqlite_pragmas)
     return batch

@@ -88,41 +88,11 @@ class Fence:
         return _statements(kept) + self.tail
 
 
-# A batch on SQLite in three parts (`GroupWriter`): what may wait, for the write lock or the disk, runs in
-# the writer's thread; what only computes runs on the loop. Run whole in the thread, the driver let go of
-# the interpreter around every statement and the thread then waited for the busy loop to take it back: a
-# batch of 40 steps took 25-45 ms against 2-4 ms of CPU, and at 1,000 tables those waits were most of an
-# ack's time and piled the steps into bursts (issue 24). On the loop they cost it what they cost the
-# thread before (the same interpreter), without the waits.
-
-
-def begin_write(engine: Engine) -> Connection:
-    """In the writer's thread: a connection holding SQLite's write lock (``BEGIN IMMEDIATE``; the engine
-    is in the driver's autocommit, `make_sqlite_batch_engine`), so any wait for another writer is here."""
-    conn = engine.connect()
-    try:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def write_batch(conn: Connection, fence: Fence) -> None:
-    """On the loop: the batch's statements in the transaction `begin_write` opened (no lock to wait for;
-    the rows go to SQLite's page cache, the disk is the commit's)."""
-    if fence.query is not None:
-        fence.exclude(conn.execute(fence.query, fence.params).scalars().all())
-    _execute_all(conn, fence.statements())
-
-
-def end_write(conn: Connection, commit: bool) -> None:
-    """In the writer's thread: ``COMMIT`` (with ``synchronous=FULL`` the WAL's fsync) or ``ROLLBACK``, and
-    the connection back to its pool, whose reset rolls back what a failed ``COMMIT`` left open."""
-    try:
-        conn.exec_driver_sql("COMMIT" if commit else "ROLLBACK")
-    finally:
-        conn.close()
+def run_sync(engine: Engine, fence: Fence) -> None:
+    with engine.begin() as conn:
+        if fence.query is not None:
+            fence.exclude(conn.execute(fence.query, fence.params).scalars().all())
+        _execute_all(conn, fence.statements())
 
 
 def _execute_all(conn: Connection, statements: list[Statement]) -> None:

@@ -24,13 +24,12 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from sqlalchemy import Connection as SAConnection
 from sqlalchemy import Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.engine import make_sqlite_batch_engine
-from app.server.storage.batch import HEARTBEAT, Fence, Pending, Statement, begin_write, end_write, write_batch
+from app.server.storage.batch import HEARTBEAT, Fence, Pending, Statement, run_sync
 from app.server.storage.clock_rows import Boot
 from app.server.storage.heartbeats import HEARTBEAT_PREFIX
 from app.server.storage.pg_batch import run_asyncpg
@@ -89,9 +88,8 @@ class GroupWriter:
         self._answered: MonoMs = self.time.mono()
         # Told when the database is first seen away (with `failing_since`) and when it stores again (None).
         self.on_outage: Callable[[MonoMs | None], None] | None = None
-        # SQLite: a batch's lock and commit go to one thread with a synchronous engine, its statements run
-        # on the loop in between (`storage.batch.begin_write`).
-        self._batch_engine: Engine | None = make_sqlite_batch_engine(engine, explicit=True)
+        # SQLite: batches go to one thread with a synchronous engine (`make_sqlite_batch_engine`).
+        self._batch_engine: Engine | None = make_sqlite_batch_engine(engine)
         self._batch_thread = (
             None if self._batch_engine is None else ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         )
@@ -183,7 +181,8 @@ class GroupWriter:
         stalled = asyncio.get_running_loop().call_later(self.stall_s, self._database_away)
         try:
             if self._batch_thread is not None and self._batch_engine is not None:
-                await self._write_sqlite(self._batch_thread, self._batch_engine, fence)
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(self._batch_thread, run_sync, self._batch_engine, fence)
             elif not await run_asyncpg(self.engine, fence):
                 async with self.engine.begin() as conn:
                     if fence.query is not None:
@@ -225,29 +224,6 @@ class GroupWriter:
             self.failing_since = None
             log.warning("the database stores again")
             self._tell(None)
-
-    async def _write_sqlite(self, thread: ThreadPoolExecutor, engine: Engine, fence: Fence) -> None:
-        loop = asyncio.get_running_loop()
-        begun = loop.run_in_executor(thread, begin_write, engine)
-        try:
-            conn = await asyncio.shield(begun)
-        except asyncio.CancelledError:  # the lock, once the thread has it, must not be held forever
-
-            def release(f: asyncio.Future[SAConnection]) -> None:
-                if not f.cancelled() and f.exception() is None:
-                    thread.submit(end_write, f.result(), False)
-
-            begun.add_done_callback(release)
-            raise
-        try:
-            write_batch(conn, fence)
-        except BaseException:
-            try:
-                await loop.run_in_executor(thread, end_write, conn, False)
-            except Exception:
-                log.exception("rolling back a failed batch failed")
-            raise
-        await loop.run_in_executor(thread, end_write, conn, True)
 
     def _database_away(self) -> None:
         if self.failing_since is not None:
