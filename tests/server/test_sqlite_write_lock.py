@@ -1,6 +1,6 @@
-"""The SQLite writer's batch (issue 24): its statements run on the event loop, so the wait for SQLite's
-one write lock must not. Another connection holds the lock; the writer's commit waits for it in the
-writer's thread while the loop goes on, and commits once the lock is free.
+"""The SQLite writer's batch (issue 24) waits for SQLite's one write lock in the writer's thread, never on
+the event loop (where the driver's busy timeout would stop every table for up to 30 s). Another
+connection holds the lock; the writer's commit waits while the loop goes on, and commits once it is free.
 """
 
 from __future__ import annotations
