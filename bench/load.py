@@ -920,8 +920,8 @@ def machine() -> dict[str, Any]:
 
 
 def child_command(args: argparse.Namespace, bare: bool) -> list[str]:
-    """The command of one measurement, in a process of its own: each run's client starts clean (its
-    collector tuning freezes what exists, which would carry one run's objects into the next)."""
+    """The command of one measurement, in a process of its own: each run's client starts clean (it
+    freezes what exists and stops collecting, which would carry one run's objects into the next)."""
     command = [sys.executable, str(Path(__file__).resolve()), "--once"]
     command += ["--tables", str(args.tables), "--idle", str(args.idle), "--sit-spread", str(args.sit_spread)]
     command += ["--duration", str(args.duration), "--warmup", str(args.warmup)]
