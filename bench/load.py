@@ -583,21 +583,26 @@ def machine_shares(before: list[int] | None, after: list[int] | None, ours_s: fl
     }
 
 
+def _memory_mb(status: str) -> dict[str, float]:
+    """VmRSS and VmHWM of a ``/proc/<pid>/status`` file, in MB."""
+    values: dict[str, float] = {}
+    for line in Path(status).read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            values[key] = int(rest.split()[0]) / 1024
+    return values
+
+
 def own_rss_mb() -> float:
     """This process's resident memory alone (its children, the server, apart)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    return _memory_mb("/proc/self/status").get("VmRSS", 0.0)
 
 
 def proc_mem_mb(pid: int) -> tuple[float, float]:
     values: dict[str, float] = {}
     for member in _family(pid):
-        for line in Path(f"/proc/{member}/status").read_text().splitlines():
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                values[key] = values.get(key, 0.0) + int(rest.split()[0]) / 1024
+        for key, mb in _memory_mb(f"/proc/{member}/status").items():
+            values[key] = values.get(key, 0.0) + mb
     return round(values.get("VmRSS", 0.0), 1), round(values.get("VmHWM", 0.0), 1)
 
 
