@@ -41,10 +41,14 @@ async def test_a_batch_waits_for_the_write_lock_in_its_thread_while_the_loop_goe
         writer._beat = beat  # the batch writes the heartbeat row: it needs the lock
         commit = asyncio.create_task(writer.commit(1, None, StepWrite()))
 
-        # The loop turns many times while the batch waits (a wait on the loop would stop these turns
-        # for as long as the lock is held, up to the driver's 30 s busy timeout).
+        # The writer takes the batch, and the loop then turns many times while the batch waits (a wait on
+        # the loop would stop these turns for as long as the lock is held, up to the driver's 30 s busy
+        # timeout, and the batch would have failed by then).
+        async with asyncio.timeout(60):
+            while not writer._queue.empty():
+                await asyncio.sleep(0)
         for _ in range(200):
-            await asyncio.sleep(0.001)
+            await asyncio.sleep(0)
         assert not commit.done(), "the batch committed while another connection held the write lock"
         assert writer.batches == 0
 
