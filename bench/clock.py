@@ -51,8 +51,8 @@ def bench_robot(deals: int = 20) -> None:
     for seed in range(deals):
         state = new_table(3, Conventions(), first_dealer=0)
         state, _ = apply(state, shuffle_action(random.Random(seed)))
-        for action in (PassBid(1), MakeBid(2, Bid.parse("6s")), PassBid(0)):
-            state, _ = apply(state, action)
+        for bid in (PassBid(1), MakeBid(2, Bid.parse("6s")), PassBid(0)):
+            state, _ = apply(state, bid)
         assert state.deal is not None
         hand = state.deal.hands[2]
         for action in (

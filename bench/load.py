@@ -67,13 +67,14 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 import orjson  # noqa: E402
+import sqlalchemy  # noqa: E402
 import websockets  # noqa: E402
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
@@ -97,8 +98,13 @@ def pct(values: list[float], q: float) -> float | None:
 # ---------------------------------------------------------------------------------------- the database
 
 
+def _table(model: type[Any]) -> sqlalchemy.Table:
+    """A model's table, typed as the Core table it is (insert() accepts it so)."""
+    return cast(sqlalchemy.Table, model.__table__)
+
+
 async def _pg_admin(url: str, sql: str) -> None:
-    import asyncpg
+    import asyncpg  # type: ignore[import-untyped]
 
     conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"), timeout=10)
     try:
@@ -163,7 +169,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
     try:
         async with engine.begin() as conn:
             await conn.execute(
-                insert(User.__table__),
+                insert(_table(User)),
                 [
                     {
                         "name": f"bench{i}",
@@ -180,7 +186,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
             )
             room = (
                 await conn.execute(
-                    insert(Room.__table__).returning(Room.__table__.c.id),
+                    insert(_table(Room)).returning(_table(Room).c.id),
                     [
                         {
                             "name": "bench",
@@ -218,7 +224,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
             ids = [
                 r[0]
                 for r in (
-                    await conn.execute(insert(GameTable.__table__).returning(GameTable.__table__.c.id), rows)
+                    await conn.execute(insert(_table(GameTable)).returning(_table(GameTable).c.id), rows)
                 ).all()
             ]
             ids.sort()
@@ -232,7 +238,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
                     for s in range(taken)
                 ]
                 (plan.active if n < tables else plan.idle).append((table_id, users))
-            await conn.execute(insert(TableSeat.__table__), seats)
+            await conn.execute(insert(_table(TableSeat)), seats)
     finally:
         await engine.dispose()
     return plan

@@ -50,6 +50,7 @@ from app.engine import (
     view,
 )
 from app.engine.cards import DECK, Card
+from app.engine.state import TableState
 from app.robots import Robot
 from app.robots.duel import DealPlayed, duel
 from app.solver import Position, Solver
@@ -77,6 +78,11 @@ def misere_deck(rng: random.Random, declarer_slot: int) -> tuple[Card, ...]:
     return tuple(slots[0] + slots[1] + slots[2] + rest[20:22])
 
 
+def _over(state: TableState) -> bool:
+    # A call, not an inline comparison: mypy keeps the phase narrowed by the assert before the loop.
+    return state.phase is Phase.DEAL_OVER
+
+
 def misere_deal(rng: random.Random, seed: int) -> tuple[bool, bool]:
     """(double-dummy defence catches, the strong robots caught) for one generated misère deal."""
     slot = rng.randrange(3)
@@ -97,7 +103,7 @@ def misere_deal(rng: random.Random, seed: int) -> tuple[bool, bool]:
     dd_caught = session.declarer_makes(start, 1)
     robots = {s: Robot("strong") for s in active if s != declarer}
     step = 0
-    while state.phase is not Phase.DEAL_OVER:
+    while not _over(state):
         seat = current_actor(state)
         assert seat is not None and state.deal is not None
         step += 1

@@ -13,10 +13,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 
 from app.db.engine import make_writer_engine
 from app.db.migrate import upgrade
@@ -24,6 +25,13 @@ from app.db.models import GameTable, Room, TableSeat, User
 from app.server.storage import GroupWriter, StepWrite
 
 TABLES, STEPS = 200, 30
+
+
+def _table(model: type[Any]) -> Table:
+    """A model's table, typed as the Core table it is (insert() accepts it so)."""
+    return cast(Table, model.__table__)
+
+
 CLOCK = {
     "version": 1, "deal_ms": 600000, "reserve_ms": 600000, "misere_bonus_ms": 300000,
     "lag": {"cap": 500, "initial": 2000, "gain": 100, "max": 2000}, "seats": [[600000, 600000, 2000]] * 3,
@@ -37,15 +45,15 @@ async def main(url: str) -> dict[str, float]:
     async with engine.begin() as conn:
         user = {"id": 1, "name": "w", "name_key": "w", "password_hash": "-", "role": "player",
                 "created_at": 0.0}  # fmt: skip
-        await conn.execute(insert(User.__table__), [user])
+        await conn.execute(insert(_table(User)), [user])
         room = {"id": 1, "name": "w", "operator_id": 1, "preset": "p", "overrides": {}, "conventions": {},
                 "created_at": 0.0}  # fmt: skip
-        await conn.execute(insert(Room.__table__), [room])
-        await conn.execute(insert(GameTable.__table__), [
+        await conn.execute(insert(_table(Room)), [room])
+        await conn.execute(insert(_table(GameTable)), [
             {"id": t, "room_id": 1, "seats": 3, "conventions": {}, "status": "playing", "created_at": 0.0}
             for t in range(1, TABLES + 1)
         ])  # fmt: skip
-        await conn.execute(insert(TableSeat.__table__), [
+        await conn.execute(insert(_table(TableSeat)), [
             {"table_id": t, "seat": s, "user_id": 1} for t in range(1, TABLES + 1) for s in range(3)
         ])  # fmt: skip
     writer = GroupWriter(engine)
