@@ -83,7 +83,7 @@ class SeatTime:
         """This seat after ``ms`` more of its time was used: deal time first, then the reserve (§8.1)."""
         from_deal = min(ms, self.deal_ms)
         from_reserve = min(ms - from_deal, self.reserve_ms)
-        return replace(self, deal_ms=self.deal_ms - from_deal, reserve_ms=self.reserve_ms - from_reserve)
+        return SeatTime(self.deal_ms - from_deal, self.reserve_ms - from_reserve, self.lag_quota_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +150,7 @@ class ReserveClock:
         self._check_not_frozen("start")
         if self.running is not None:
             raise ClockError(f"seat {self.running}'s clock is running; stop it before starting seat {seat}")
-        return replace(self, running=seat, since=now)
+        return self._run(self.seats, seat, now, self.flagged)
 
     def stop(self, now: int, lag_ms: int = 0) -> ReserveClock:
         """The running seat acted at ``now``: charge it, crediting back up to ``lag_ms`` of measured lag.
@@ -164,14 +164,15 @@ class ReserveClock:
         if seat is None or since is None:
             return self
         if seat in self.flagged:
-            return replace(self, running=None, since=None)
+            return self._run(self.seats, None, None, self.flagged)
         elapsed = max(0, now - since)  # a caller's time base never runs backwards; never charge < 0
         current = self.seats[seat]
         credit = self.settings.lag.credit(lag_ms, current.lag_quota_ms, elapsed)
         charged = current.charged(elapsed - credit)
-        charged = replace(charged, lag_quota_ms=self.settings.lag.quota_after(current.lag_quota_ms, credit))
+        quota = self.settings.lag.quota_after(current.lag_quota_ms, credit)
+        charged = SeatTime(charged.deal_ms, charged.reserve_ms, quota)
         flagged = self.flagged | {seat} if charged.total_ms <= 0 else self.flagged
-        return replace(self, seats=self._with(seat, charged), running=None, since=None, flagged=flagged)
+        return self._run(self._with(seat, charged), None, None, flagged)
 
     def switch(self, seat: int | None, now: int, lag_ms: int = 0) -> ReserveClock:
         """Stop the running seat (as `stop`) and start ``seat`` (if not None) at ``now``."""
@@ -184,7 +185,7 @@ class ReserveClock:
         server acts). A clock started at any other instant is left as it is."""
         if self.running is None or self.since != started or now <= started or self.running in self.flagged:
             return self
-        return replace(self, since=now)
+        return self._run(self.seats, self.running, now, self.flagged)
 
     def expire(self, now: int) -> tuple[ReserveClock, int | None]:
         """The server's timer fired: if the running seat is out at ``now``, flag it and stop its clock.
@@ -323,6 +324,15 @@ class ReserveClock:
         }
 
     # ---- helpers -------------------------------------------------------------------------------------
+
+    def _run(
+        self, seats: tuple[SeatTime, ...], running: int | None, since: int | None, flagged: frozenset[int]
+    ) -> ReserveClock:
+        """This clock with other times, running seat and flags: the constructor with every field, which
+        costs half of `dataclasses.replace`, and every move starts and stops a clock (issue 24)."""
+        return ReserveClock(
+            self.settings, seats, running, since, self.frozen, self.resume, flagged, self.misere_bonus_given
+        )
 
     def _with(self, seat: int, value: SeatTime) -> tuple[SeatTime, ...]:
         return (*self.seats[:seat], value, *self.seats[seat + 1 :])
