@@ -118,6 +118,10 @@ class _Shared:
     outcome: orjson.Fragment
     actions: int
     life: orjson.Fragment
+    # The seat the table waits for and what it may do, found once for the version (every other viewer
+    # may do nothing now): asked per viewer, the engine found the seat to act once for each (issue 24).
+    acting: int | None
+    acting_legal: list[dict[str, Any]]
 
 
 def update_text(shared: _Shared, seat: int | None) -> str:
@@ -129,7 +133,7 @@ def update_text(shared: _Shared, seat: int | None) -> str:
         if e.visible_to is None or (seat is not None and seat in e.visible_to)
     ]
     game = shared.game
-    legal = _legal(game, seat)
+    legal = shared.acting_legal if seat is not None and seat == shared.acting else []
     message = {
         "type": "update",
         "table": shared.table_id,
@@ -168,6 +172,7 @@ def publish_update(
     if game is not None and (sheet_changed or game.is_over):
         sheet = game.sheet.to_json() if cache is None else cache.sheet_of(game)
     outcome = outcome_message(game)
+    acting = None if game is None else game.to_act()
     shared = _Shared(
         table_id=table_id,
         version=version,
@@ -180,6 +185,8 @@ def publish_update(
         outcome=_fragment(None if outcome is None else outcome.model_dump(mode="json")),
         actions=actions,
         life=_fragment(None if game is None else game.life_json()),
+        acting=acting,
+        acting_legal=_legal(game, acting),
     )
     if cache is not None and cache.version != version:  # the last version's snapshot parts go now
         cache.version = version
