@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         writer = GroupWriter(
             make_writer_engine(settings.database_url),
             window_ms=settings.commit_window_ms,
+            interval_ms=settings.commit_interval_ms,
             max_batch=settings.commit_max_batch,
             heartbeat_s=settings.heartbeat_interval,
         )
