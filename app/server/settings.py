@@ -138,7 +138,7 @@ class Settings(BaseSettings):
     # Group commit: how long the writer waits for other tables' steps to join a batch, the least time from
     # one batch's start to the next one's (under load, fewer and larger commits), and its size cap.
     commit_window_ms: float = Field(2.0, ge=0)
-    commit_interval_ms: float = Field(10.0, ge=0, le=1000)
+    commit_interval_ms: float = Field(5.0, ge=0, le=1000)
     commit_max_batch: int = Field(512, ge=1)
     # permessage-deflate compresses every frame again for every connection (its context is per
     # connection): off, an update encoded once costs no more per viewer than a socket write.
