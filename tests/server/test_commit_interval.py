@@ -22,7 +22,7 @@ async def _writer(tmp_path: Path, interval_ms: float) -> GroupWriter:
 
 
 async def test_after_a_batch_of_several_steps_the_next_waits_for_the_interval(tmp_path: Path) -> None:
-    writer = await _writer(tmp_path, interval_ms=2_000.0)
+    writer = await _writer(tmp_path, interval_ms=5_000.0)
     try:
         together = [asyncio.create_task(writer.commit(t, None, StepWrite())) for t in (1, 2)]
         async with asyncio.timeout(60):
@@ -44,7 +44,7 @@ async def test_after_a_batch_of_several_steps_the_next_waits_for_the_interval(tm
 
 
 async def test_a_step_that_comes_alone_is_not_held(tmp_path: Path) -> None:
-    writer = await _writer(tmp_path, interval_ms=60_000.0)
+    writer = await _writer(tmp_path, interval_ms=60_000.0)  # (close() does not wait it out)
     try:
         async with asyncio.timeout(30):  # held for the interval, three steps would take three minutes
             for table_id in (1, 2, 3):
@@ -53,3 +53,20 @@ async def test_a_step_that_comes_alone_is_not_held(tmp_path: Path) -> None:
     finally:
         await writer.close()
         await writer.engine.dispose()
+
+
+async def test_closing_does_not_wait_out_the_interval(tmp_path: Path) -> None:
+    writer = await _writer(tmp_path, interval_ms=600_000.0)
+    try:
+        together = [asyncio.create_task(writer.commit(t, None, StepWrite())) for t in (1, 2)]
+        async with asyncio.timeout(60):
+            await asyncio.gather(*together)
+        late = asyncio.create_task(writer.commit(3, None, StepWrite()))  # held for ten minutes...
+        await asyncio.sleep(0.05)
+        assert not late.done()
+    finally:
+        async with asyncio.timeout(60):  # ...unless the writer closes: then it is stored at once
+            await writer.close()
+        await writer.engine.dispose()
+    await late
+    assert (writer.batches, writer.committed) == (2, 3)

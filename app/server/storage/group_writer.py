@@ -20,6 +20,7 @@ outage; ``on_outage`` hears both moments (every live table freezes and thaws its
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -81,6 +82,8 @@ class GroupWriter:
         self._queue: asyncio.Queue[Pending] = asyncio.Queue(maxsize=max_waiting)
         self._beat: WallMs | None = None  # a heartbeat to write with the next batch
         self._wake = asyncio.Event()
+        # Set by `close` and by a commit that fills a batch: the writer stops waiting for more steps.
+        self._hurry = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self.batches = 0
         self.committed = 0
@@ -119,6 +122,7 @@ class GroupWriter:
             task.cancel()
             await asyncio.wait({task})
         self._closing = True
+        self._hurry.set()
         self._wake.set()
         if self._tasks:
             await asyncio.wait({self._tasks[0]})
@@ -140,6 +144,8 @@ class GroupWriter:
             self._queue.put_nowait(Pending(table_id, version, write, done))
         except asyncio.QueueFull:
             raise WriteRefused("too many writes are waiting; try again") from None
+        if self._queue.qsize() >= self.max_batch:
+            self._hurry.set()
         self._wake.set()
         await done
 
@@ -182,7 +188,11 @@ class GroupWriter:
         paced = self._started_at + self.interval if self._last_size > 1 else float("-inf")
         wait = max(window, paced - asyncio.get_running_loop().time())
         if wait > 0 and self._queue.qsize() < self.max_batch and not self._closing:
-            await asyncio.sleep(wait)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self._hurry.wait()
+        if not self._closing:
+            self._hurry.clear()
 
     def _take(self) -> list[Pending]:
         batch: list[Pending] = []
