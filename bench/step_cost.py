@@ -3,8 +3,9 @@ take every frame without writing it (issue 24 §3).
 
 What `bench/load.py` measures from outside mixes this with the sockets' reads and writes, the writer's
 thread and the client on the same cores; this leaves out all three, so a change to the actor's step, its
-views or their encoding shows here as a steady figure (the CPU time of one process, one thread, run to run
-within a few per cent on a quiet machine), where the load bench's spread is ±15 %.
+views or their encoding shows here with the same work in every run (the CPU time of one thread). The
+machine still moves it: on 2026-12-04 the runs of one invocation spread by up to a fifth, so compare old
+and new code alternating, several invocations each, and by their least figures.
 
 Run: ``.venv/bin/python bench/step_cost.py [--tables 200] [--moves 20000] [--runs 3]``. Prints one JSON
 line: CPU µs per move (each run, min–max), frames and bytes per move; every move acknowledged.

@@ -21,13 +21,18 @@ async def _writer(tmp_path: Path, interval_ms: float) -> GroupWriter:
     return writer
 
 
+async def _two_together(writer: GroupWriter) -> None:
+    """Two steps queued in one turn of the loop: one batch of several tables' steps."""
+    together = [asyncio.create_task(writer.commit(t, None, StepWrite())) for t in (1, 2)]
+    async with asyncio.timeout(60):
+        await asyncio.gather(*together)
+
+
 async def test_after_a_batch_of_several_steps_the_next_waits_for_the_interval(tmp_path: Path) -> None:
     writer = await _writer(tmp_path, interval_ms=5_000.0)
     try:
-        together = [asyncio.create_task(writer.commit(t, None, StepWrite())) for t in (1, 2)]
-        async with asyncio.timeout(60):
-            await asyncio.gather(*together)
-        assert (writer.batches, writer.committed) == (1, 2)  # queued in one turn of the loop: one batch
+        await _two_together(writer)
+        assert (writer.batches, writer.committed) == (1, 2)
 
         # Three more, each sent once the one before it is queued: one batch, begun an interval after the
         # first (without the interval, or after a batch of one step, each would be a batch of its own).
@@ -58,9 +63,7 @@ async def test_a_step_that_comes_alone_is_not_held(tmp_path: Path) -> None:
 async def test_closing_does_not_wait_out_the_interval(tmp_path: Path) -> None:
     writer = await _writer(tmp_path, interval_ms=600_000.0)
     try:
-        together = [asyncio.create_task(writer.commit(t, None, StepWrite())) for t in (1, 2)]
-        async with asyncio.timeout(60):
-            await asyncio.gather(*together)
+        await _two_together(writer)
         late = asyncio.create_task(writer.commit(3, None, StepWrite()))  # held for ten minutes...
         await asyncio.sleep(0.05)
         assert not late.done()
