@@ -54,7 +54,7 @@ from app.server.ratings import run_ratings
 from app.server.settings import Settings, get_settings, public_hosts
 from app.server.storage import GroupWriter
 from app.server.tables.registry import quiesce_all, recover_all, recover_owned, shutdown_all, watch_storage
-from app.server.tournaments import round_over, run_round_clocks
+from app.server.tournaments import add_downtime_on_start, round_over, run_round_clocks
 from app.web import mount_site
 from app.web.api_docs import mount_api_docs
 
@@ -128,6 +128,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             recovery = await recover_all(ctx)
         freeze_startup()
+        if ctx.cluster is None or ctx.cluster.slot == 0:  # one process runs the tournaments' round clocks
+            await add_downtime_on_start(ctx, max(ctx.heartbeats.values(), default=None))
         # The last step before serving: the recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
         if settings.gc_young_ms > 0:
@@ -141,10 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster, tick_pool), name="worker-tick"))
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
         if ctx.cluster is None or ctx.cluster.slot == 0:  # one process runs the tournaments' round clocks
-            last_alive = max(ctx.heartbeats.values(), default=None)
-            background.append(
-                asyncio.create_task(run_round_clocks(ctx, last_alive_ms=last_alive), name="round-clocks")
-            )
+            background.append(asyncio.create_task(run_round_clocks(ctx), name="round-clocks"))
         if ctx.cluster is None or ctx.cluster.slot == 0:  # one writer of the rating ladders per site
             background.append(
                 asyncio.create_task(run_ratings(sessions, settings.ratings_interval, engine), name="ratings")

@@ -2,6 +2,6 @@
 every table and ends the stragglers. The rules are `app.tournament`'s and `app.table`'s."""
 
 from app.server.tournaments.analysis_gate import round_over
-from app.server.tournaments.round_clock import add_downtime, run_round_clocks, tick
+from app.server.tournaments.round_clock import add_downtime, add_downtime_on_start, run_round_clocks, tick
 
-__all__ = ["add_downtime", "round_over", "run_round_clocks", "tick"]
+__all__ = ["add_downtime", "add_downtime_on_start", "round_over", "run_round_clocks", "tick"]

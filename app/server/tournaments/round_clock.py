@@ -181,14 +181,20 @@ async def tick(ctx: ServerContext, now_ms: int) -> None:
         await session.commit()
 
 
-async def run_round_clocks(ctx: ServerContext, *, interval: float = 1.0, last_alive_ms: int | None) -> None:
-    """The clocks' task: the downtime first, then a `tick` every ``interval`` seconds until cancelled."""
+async def add_downtime_on_start(ctx: ServerContext, last_alive_ms: int | None) -> None:
+    """The start's step, awaited before the server serves: the first reply after a restart already shows
+    the lengthened rounds (a task racing the first requests did not; CI saw one read 0 ms)."""
     try:
         added = await add_downtime(ctx, last_alive_ms, _now_ms())
         if added:
             log.info("the server's downtime was added to %d playing round(s)", added)
     except Exception:
         log.exception("the downtime could not be added to the playing rounds")
+
+
+async def run_round_clocks(ctx: ServerContext, *, interval: float = 1.0) -> None:
+    """The clocks' task: a `tick` every ``interval`` seconds until cancelled (the downtime is added before,
+    by `add_downtime_on_start`)."""
     while True:
         try:
             await tick(ctx, _now_ms())
