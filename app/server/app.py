@@ -135,7 +135,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.gc_young_ms > 0:
             young_s, full_s = settings.gc_young_ms / 1000, settings.gc_full_interval
             background.append(
-                asyncio.create_task(run_collector(young_s, settings.gc_old_every, full_s), name="collector")
+                asyncio.create_task(
+                    run_collector(young_s, full_s, settings.gc_full_growth_mb), name="collector"
+                )
             )
         else:
             tune_collector(settings.gc_thresholds)

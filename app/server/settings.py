@@ -125,11 +125,12 @@ class Settings(BaseSettings):
     # to the last beat, so a crash gives back at most this much thinking time and never charges downtime.
     heartbeat_interval: float = Field(1.0, gt=0)
     # The cycle collector runs on the loop's timer (app.server.collector): the young generation every
-    # `gc_young_ms`, the next every `gc_old_every`-th time, everything every `gc_full_interval` seconds.
+    # `gc_young_ms` (its survivors frozen), everything every `gc_full_interval` seconds or once the resident
+    # memory grew `gc_full_growth_mb` since the last full collection (0: no growth trigger).
     # `gc_young_ms` 0: Python's own trigger with `gc_thresholds` (gen0, gen1, gen2; empty: its defaults).
     gc_young_ms: float = Field(50.0, ge=0)
-    gc_old_every: int = Field(5, ge=1)
     gc_full_interval: float = Field(3600.0, gt=0)
+    gc_full_growth_mb: float = Field(128.0, ge=0)
     gc_thresholds: str = Field("10000,50,1000", pattern=r"^\s*$|^\d{3,7},\d{1,4},\d{1,5}$")
     # How long another thread may hold the interpreter before the event loop gets it back (Python's switch
     # interval, 5 ms by default). The store's writer, the rating pass and the database pool's threads

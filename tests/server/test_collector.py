@@ -1,13 +1,18 @@
 """The cycle collector on the loop's timer (app.server.collector, issue 24): Python's own trigger is off
-while it runs, garbage cycles are still freed, each generation is collected at its pace, and the trigger
-is back on once it stops."""
+while it runs, young garbage cycles are still freed, what survives a young collection is frozen (no later
+young collection scans it) until a full collection, which comes at its interval or once the resident
+memory has grown enough, and the trigger is back on once it stops."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import weakref
+from collections.abc import Iterator
 
+import pytest
+
+from app.server import collector
 from app.server.collector import run_collector
 from tests.server.helpers import until
 
@@ -21,9 +26,21 @@ def _collections() -> list[int]:
     return [generation["collections"] for generation in gc.get_stats()]
 
 
-async def test_the_loop_collects_cycles_with_pythons_trigger_off() -> None:
+@pytest.fixture(autouse=True)
+def _thawed() -> Iterator[None]:
+    """Each test leaves the process's objects as it found them: none frozen by the collector."""
+    yield
+    gc.unfreeze()
+
+
+async def _stopped(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    await asyncio.wait({task})
+
+
+async def test_the_loop_collects_young_cycles_with_pythons_trigger_off() -> None:
     assert gc.isenabled()
-    task = asyncio.create_task(run_collector(0.005, 3, 3600))
+    task = asyncio.create_task(run_collector(0.005, 3600, 0))
     try:
         await until(lambda: not gc.isenabled(), "the trigger switched off", timeout=30)
         before = _collections()
@@ -31,21 +48,68 @@ async def test_the_loop_collects_cycles_with_pythons_trigger_off() -> None:
         gone = weakref.ref(node)
         del node
         await until(lambda: gone() is None, "the cycle freed", timeout=30)
-        now = _collections()
-        await until(lambda: _collections()[1] > now[1], "an older collection", timeout=30)
         assert _collections()[2] == before[2]  # no full collection before its interval
     finally:
-        task.cancel()
-        await asyncio.wait({task})
+        await _stopped(task)
     assert gc.isenabled()
+
+
+async def test_a_survivor_is_frozen_until_a_full_collection() -> None:
+    task = asyncio.create_task(run_collector(0.005, 3600, 0))
+    try:
+        node: _Node | None = _Node()
+        gone = weakref.ref(node)
+        young = _collections()[0]
+        await until(lambda: _collections()[0] >= young + 2, "two young collections", timeout=30)
+        node = None  # garbage now, but frozen: young collections no longer see it
+        young = _collections()[0]
+        await until(lambda: _collections()[0] >= young + 5, "five more young collections", timeout=30)
+        assert gone() is not None
+        assert collector.collect_everything() >= 1
+        assert gone() is None
+    finally:
+        await _stopped(task)
 
 
 async def test_a_full_collection_comes_at_its_interval() -> None:
     before = _collections()[2]
-    task = asyncio.create_task(run_collector(0.005, 1000, 0.05))
+    task = asyncio.create_task(run_collector(0.005, 0.05, 0))
     try:
         await until(lambda: _collections()[2] > before, "a full collection", timeout=30)
     finally:
-        task.cancel()
-        await asyncio.wait({task})
+        await _stopped(task)
     assert gc.isenabled()
+
+
+async def test_a_full_collection_comes_once_memory_has_grown(monkeypatch: pytest.MonkeyPatch) -> None:
+    resident = iter(range(100, 100_000, 50))  # grows 50 MB at every reading
+    monkeypatch.setattr(collector, "resident_mb", lambda: float(next(resident)))
+    before = _collections()[2]
+    task = asyncio.create_task(run_collector(0.001, 3600, 128))
+    try:
+        await until(lambda: _collections()[2] > before, "a full collection", timeout=30)
+    finally:
+        await _stopped(task)
+
+
+async def test_no_full_collection_while_memory_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    readings = 0
+
+    def steady() -> float:
+        nonlocal readings
+        readings += 1
+        return 300.0
+
+    monkeypatch.setattr(collector, "resident_mb", steady)
+    before = _collections()[2]
+    task = asyncio.create_task(run_collector(0.001, 3600, 128))
+    try:
+        await until(lambda: readings >= 4, "the memory read three times after the start", timeout=30)
+        assert _collections()[2] == before
+    finally:
+        await _stopped(task)
+
+
+def test_the_resident_memory_is_read_on_linux() -> None:
+    resident = collector.resident_mb()
+    assert resident is not None and 1 < resident < 100_000
