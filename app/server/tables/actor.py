@@ -893,9 +893,9 @@ class TableActor:
         """Store one step with the table's next version (its batch committed); nothing is published before
         this returns."""
         version = self.version + 1 if bump else None
+        started = time.perf_counter()
         try:
-            with metrics.commit_timer():  # admin: metrics hook
-                await self.store.commit(self.table_id, version, write)
+            await self.store.commit(self.table_id, version, write)
         except IntegrityError as exc:
             # The database refused the rows (a key taken meanwhile): definitely not stored, and the database
             # is up, so the clocks run on.
@@ -906,6 +906,8 @@ class TableActor:
             self._unsure = self._unsure or not isinstance(exc, WriteRefused)
             self._store_failed()
             raise
+        finally:
+            metrics.commit_took(time.perf_counter() - started)  # admin: metrics hook
         if version is not None:
             self.version = version
         self._failures = 0
