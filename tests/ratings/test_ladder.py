@@ -5,6 +5,7 @@ place by finishing time."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -180,8 +181,9 @@ async def test_passes_of_a_few_games_take_them_in_order_and_the_loop_takes_in_al
     database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]],
 ) -> None:
     """Issue 24: the background loop's pass takes in at most `GAMES_PER_PASS` games (a hundred games ending
-    together made one pass of 200 ms); the next pass follows at once. Passes of two games take in the
-    earliest first, and the ladders are a rebuild's; the loop itself takes in every game."""
+    together made one pass of 200 ms); the next pass follows after a short rest, not the interval. Passes
+    of two games take in the earliest first, and the ladders are a rebuild's; the loop itself takes in
+    every game."""
     engine, sessions = database
     async with sessions() as session:
         a, b, c, d, room_id = await _four_players_and_a_room(session)
@@ -207,7 +209,7 @@ async def test_passes_of_a_few_games_take_them_in_order_and_the_loop_takes_in_al
         await session.commit()
     assert GAMES_PER_PASS < 3
     task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
-    try:  # the interval is an hour: only passes that follow at once can do it
+    try:  # the interval is an hour: only passes that follow after their rest can do it
         await _rated_games(sessions, 6)
     finally:
         task.cancel()
@@ -243,10 +245,41 @@ async def test_the_background_passes_run_off_the_servers_loop_on_either_database
             await _game(session, room_id, [a, b, c], [n, 0, -n], at=10.0 + n, status="finished")
         await session.commit()
     task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
-    try:  # the interval is an hour: the first pass and the one that follows at once
+    try:  # the interval is an hour: the first pass and the one that follows after its rest
         await _rated_games(sessions, 3)
     finally:
         task.cancel()
         await asyncio.wait({task})
         await engine.dispose()
     assert len(passes) >= 2 and threading.get_ident() not in passes
+
+
+async def test_while_games_wait_each_pass_is_followed_by_a_rest_three_times_as_long(
+    database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of settled games is taken in with rests between the passes, so the passes' thread has at
+    most a quarter of the interpreter meanwhile: each pass here takes at least 50 ms, so the next one starts
+    at least 200 ms after it began (a busy machine only makes the gaps longer)."""
+    engine, sessions = database
+    starts: list[float] = []
+
+    def slow(session: Any, limit: int | None = None) -> int:
+        starts.append(time.monotonic())
+        time.sleep(0.05)
+        return rate_settled_in(session, limit)
+
+    rate_settled_in = ladder._rate_settled
+    monkeypatch.setattr(ladder, "_rate_settled", slow)
+    async with sessions() as session:
+        a, b, c, _, room_id = await _four_players_and_a_room(session)
+        for n in range(3 * GAMES_PER_PASS):
+            await _game(session, room_id, [a, b, c], [n, 0, -n], at=10.0 + n, status="finished")
+        await session.commit()
+    task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
+    try:  # three full passes, then one that finds nothing more; the interval (an hour) is never waited
+        await _rated_games(sessions, 3 * GAMES_PER_PASS)
+    finally:
+        task.cancel()
+        await asyncio.wait({task})
+    assert len(starts) >= 3
+    assert all(later - earlier >= 0.2 for earlier, later in itertools.pairwise(starts))

@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 
 SITE = 0  # the site-wide ladder's number; a room's ladder is its room id
 GAMES_PER_PASS = 2  # the background loop's games per transaction (`run_ratings`)
+# While games wait, a pass is followed by a rest this many times as long as it took (`run_ratings`).
+REST_PER_PASS = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,8 +343,15 @@ async def run_ratings(
     24: 30 games ending together held it 3.5 s). In a thread the loop gets the interpreter back within the
     switch interval (`PREFERANS_GIL_SWITCH_MS`). Without ``engine`` a pass runs on the loop.
 
-    A pass takes in at most `GAMES_PER_PASS` games, and the next follows at once while more wait: a
-    hundred games ending within seconds made passes of 200 ms, each holding the interpreter that long.
+    A pass takes in at most `GAMES_PER_PASS` games (a hundred games ending within seconds made passes of
+    200 ms, each holding the interpreter that long), and while more wait the next follows after a rest of
+    `REST_PER_PASS` times the pass's own time. Back to back, the passes' thread had the interpreter half
+    the time (the loop and it taking turns at each switch interval) for as long as a burst of games
+    lasted: 60-100 idle tables' games ending within seconds of each other (a tournament round's end is
+    such a burst) lifted the acks' p99 of 600 paced tables from about 40 ms to 130-190 ms for those
+    seconds (`bench/load.py`, 2026-12-04). Rested, the thread has at most a quarter of it, and less when
+    the loop is busy (a pass waiting for the interpreter takes longer, and so does its rest); a burst is
+    taken in over a few seconds instead of one, and ratings are not urgent.
     """
     sync_engine = None if engine is None else make_sqlite_batch_engine(engine)
     own = None if engine is None or sync_engine is not None else _LoopOfItsOwn(engine.url)
@@ -350,6 +359,7 @@ async def run_ratings(
     loop = asyncio.get_running_loop()
     try:
         while True:
+            started = loop.time()
             try:
                 if thread is not None and sync_engine is not None:
                     taken = await loop.run_in_executor(thread, _take_in_pass, sync_engine, GAMES_PER_PASS)
@@ -358,7 +368,7 @@ async def run_ratings(
                 else:
                     taken = await _async_pass(sessions, GAMES_PER_PASS)
                 if taken >= GAMES_PER_PASS:
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(REST_PER_PASS * (loop.time() - started))
                     continue
             except asyncio.CancelledError:
                 raise
