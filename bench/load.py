@@ -24,7 +24,8 @@ plus the lag grace, from the clock the clients were sent).
 
 Prints one JSON line: tables, sockets, acks/s, latency p50/p99/max from a command to its ack and to the
 other seats' update (and the acks' p50/p99 apart for the commands sent in the window's first 10 s, when
-the idle tables sit and start and their clocks begin to run out, and after), timeout lateness p50/p99, the
+the idle tables sit and start and their clocks begin to run out, and after; and the p99 of each second's,
+``ack_p99_by_s``), timeout lateness p50/p99 (each second's p99 too, ``timeout_late_p99_by_s``), the
 idle tables' sits (answered, refused with 503 and tried again, how long an answered one took), errors,
 server CPU (cores, ms per ack, and ms per ack of the event loops' threads alone,
 ``server_loop_cpu_ms_per_ack``), how late the server's loop ran its 50 ms timer (``loop_lag``: the
@@ -510,6 +511,17 @@ def _phases(values: list[float], at: list[float], start: float) -> dict[str, lis
     return {first: [ms for ms, t in timed if t < cut], after: [ms for ms, t in timed if t >= cut]}
 
 
+def _by_second(values: list[float], at: list[float], start: float, seconds: float) -> list[float | None]:
+    """The p99 of the values (acks' latencies, timeouts' lateness) of what was sent or due in each second of
+    the window (None: nothing in that second): when in the window a tail was made."""
+    slots: list[list[float]] = [[] for _ in range(max(1, int(seconds) + 1))]
+    for value, t in zip(values, at, strict=True):
+        slot = int(t - start)
+        if 0 <= slot < len(slots):
+            slots[slot].append(value)
+    return [pct(slot, 0.99) for slot in slots]
+
+
 def _family(pid: int) -> list[int]:
     """The server's process and its children (the workers under ``--workers``)."""
     try:
@@ -792,6 +804,7 @@ async def drive(
             f"ack_ms_{name}": {"p50": pct(part, 0.5), "p99": pct(part, 0.99)}
             for name, part in _phases(s.ack_ms, s.ack_at, t0).items()
         },
+        "ack_p99_by_s": _by_second(s.ack_ms, s.ack_at, t0, elapsed),
         "updates": len(s.update_ms),  # the other seats' updates matched to the command that caused them
         "update_ms": {
             "p50": pct(s.update_ms, 0.5),
@@ -808,6 +821,7 @@ async def drive(
             f"timeout_late_ms_{name}": {"p99": pct(part, 0.99), "count": len(part)}
             for name, part in _phases(s.late_ms, s.late_at, t0).items()
         },
+        "timeout_late_p99_by_s": _by_second(s.late_ms, s.late_at, t0, elapsed),
         "errors": s.errors,
         "sits": {
             "answered": len(s.sit_ms),
