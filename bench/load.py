@@ -57,6 +57,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import math
 import os
 import random
 import secrets
@@ -516,7 +517,7 @@ def _by_second(values: list[float], at: list[float], start: float, seconds: floa
     the window (None: nothing in that second): when in the window a tail was made."""
     slots: list[list[float]] = [[] for _ in range(max(1, int(seconds) + 1))]
     for value, t in zip(values, at, strict=True):
-        slot = int(t - start)
+        slot = math.floor(t - start)
         if 0 <= slot < len(slots):
             slots[slot].append(value)
     return [pct(slot, 0.99) for slot in slots]

@@ -128,10 +128,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             recovery = await recover_all(ctx)
         freeze_startup()
+        # The recovered tables' clocks run from here (RULES §8.1).
+        await recovery.resume(ctx)
+        # The last step before serving, after the resume (which may take seconds, the rounds' tables held).
         if ctx.cluster is None or ctx.cluster.slot == 0:  # one process runs the tournaments' round clocks
             await add_downtime_on_start(ctx, max(ctx.heartbeats.values(), default=None))
-        # The last step before serving: the recovered tables' clocks run from here (RULES §8.1).
-        await recovery.resume(ctx)
         if settings.gc_young_ms > 0:
             young_s, full_s = settings.gc_young_ms / 1000, settings.gc_full_interval
             background.append(

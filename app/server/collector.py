@@ -17,8 +17,9 @@ stopped the loop 3-5 ms every 250 ms (30-40 ms once the loop fell behind); a tab
 second, so each was scanned twice, young and middle, before it died. A cycle that outlives one young
 collection is freed by the next full collection: every ``full_s`` seconds, or sooner once the process's
 resident memory has grown by ``growth_mb`` since the last one (the garbage held is bounded by memory, not
-by time; legitimate growth — more tables — triggers a few while it lasts). A full collection scans every
-object alive (about half a second at 1,000 tables, hence rare); the transports' cycles, the one kind of
+by time; legitimate growth — more tables — triggers a few while it lasts, a minute apart at least). A
+full collection scans every object alive, those frozen at start too (half a second or more at 1,000
+tables, hence rare); the transports' cycles, the one kind of
 garbage that piled up between full collections, are broken on close (`http.transport.release`).
 
 ``young_s`` 0 leaves Python's trigger on with the given thresholds (`tune_collector`)."""
@@ -35,6 +36,9 @@ log = logging.getLogger(__name__)
 
 # How often (in young collections) the resident memory is read for the growth trigger: a file read.
 _RSS_EVERY = 20
+# Growth triggers no full collection sooner than this after the last one: a burst of real growth (a
+# restart, a thousand tables reconnecting) would otherwise stop the loop for each step of it.
+_GROWTH_SPACING_S = 60.0
 
 
 def freeze_startup() -> None:
@@ -82,9 +86,10 @@ async def run_collector(young_s: float, full_s: float, growth_mb: float) -> None
             ticks += 1
             gc.collect(0)
             gc.freeze()  # the survivors, out of every later young collection's scan
-            overdue = time.monotonic() - last_full >= full_s
+            since_full = time.monotonic() - last_full
+            overdue = since_full >= full_s
             grown = False
-            if not overdue and growth_mb > 0 and ticks % _RSS_EVERY == 0:
+            if not overdue and growth_mb > 0 and ticks % _RSS_EVERY == 0 and since_full >= _GROWTH_SPACING_S:
                 now_mb = resident_mb()
                 grown = now_mb is not None and baseline is not None and now_mb - baseline >= growth_mb
             if overdue or grown:
@@ -99,4 +104,7 @@ async def run_collector(young_s: float, full_s: float, growth_mb: float) -> None
                 last_full = time.monotonic()
                 baseline = resident_mb()
     finally:
+        # Python's own collector takes over everything again, the garbage held frozen included (their
+        # finalizers run at its next full collection), without a full collection's pause here.
+        gc.unfreeze()
         gc.enable()

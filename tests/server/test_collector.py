@@ -1,7 +1,8 @@
 """The cycle collector on the loop's timer (app.server.collector, issue 24): Python's own trigger is off
 while it runs, young garbage cycles are still freed, what survives a young collection is frozen (no later
 young collection scans it) until a full collection, which comes at its interval or once the resident
-memory has grown enough, and the trigger is back on once it stops."""
+memory has grown enough (a minute after the last at the soonest), and the trigger is back on once it
+stops."""
 
 from __future__ import annotations
 
@@ -84,6 +85,7 @@ async def test_a_full_collection_comes_at_its_interval() -> None:
 async def test_a_full_collection_comes_once_memory_has_grown(monkeypatch: pytest.MonkeyPatch) -> None:
     resident = iter(range(100, 100_000, 50))  # grows 50 MB at every reading
     monkeypatch.setattr(collector, "resident_mb", lambda: float(next(resident)))
+    monkeypatch.setattr(collector, "_GROWTH_SPACING_S", 0.0)
     before = _collections()[2]
     task = asyncio.create_task(run_collector(0.001, 3600, 128))
     try:
@@ -101,11 +103,26 @@ async def test_no_full_collection_while_memory_stays(monkeypatch: pytest.MonkeyP
         return 300.0
 
     monkeypatch.setattr(collector, "resident_mb", steady)
+    monkeypatch.setattr(collector, "_GROWTH_SPACING_S", 0.0)
     before = _collections()[2]
     task = asyncio.create_task(run_collector(0.001, 3600, 128))
     try:
         await until(lambda: readings >= 4, "the memory read three times after the start", timeout=30)
         assert _collections()[2] == before
+    finally:
+        await _stopped(task)
+
+
+async def test_growth_triggers_no_full_collection_within_a_minute_of_the_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    resident = iter(range(100, 100_000, 500))  # grows 500 MB at every reading, were it read
+    monkeypatch.setattr(collector, "resident_mb", lambda: float(next(resident)))
+    before = _collections()
+    task = asyncio.create_task(run_collector(0.001, 3600, 128))
+    try:  # a hundred young collections: five times the memory's reading interval
+        await until(lambda: _collections()[0] >= before[0] + 100, "a hundred young collections", timeout=30)
+        assert _collections()[2] == before[2]
     finally:
         await _stopped(task)
 

@@ -1,7 +1,7 @@
 """What a move leaves for the cycle collector to scan (issue 24).
 
 A step's write lives until its batch commits and a table's view cache as long as its version: both are
-met by the collector's young and older passes, every move of every table. What they hold beyond the game
+met by the collector's young passes, every move of every table. What they hold beyond the game
 itself is kept to a few tracked objects: the JSON columns encoded at once, the rare rows empty tuples, and
 no public view kept for a snapshot that may never come. A snapshot built after the update is still the
 protocol's message."""

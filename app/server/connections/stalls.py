@@ -56,7 +56,7 @@ def _bytes_acked(sock: socket.socket) -> int | None:
 
 def waiting_bytes(conn: Connection) -> tuple[int, int | None]:
     """What the server holds for the connection's client (backlog, transport, kernel) and what the
-    client has taken so far (None: not known, or not read because nothing waits)."""
+    client has taken so far (None: not known)."""
     waiting = conn.queued_bytes
     transport = conn.transport
     if transport is None or transport.is_closing():
@@ -69,10 +69,6 @@ def waiting_bytes(conn: Connection) -> tuple[int, int | None]:
         waiting += _kernel_unsent(sock)
     except (OSError, ValueError):
         return waiting, None
-    if waiting == 0:
-        # Nothing waits, so nothing can be stalled: the second system call is spared (most sockets, most
-        # passes). The client's progress is read again once something waits for it.
-        return 0, None
     return waiting, _bytes_acked(sock)
 
 

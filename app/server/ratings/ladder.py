@@ -343,15 +343,15 @@ async def run_ratings(
     24: 30 games ending together held it 3.5 s). In a thread the loop gets the interpreter back within the
     switch interval (`PREFERANS_GIL_SWITCH_MS`). Without ``engine`` a pass runs on the loop.
 
-    A pass takes in at most `GAMES_PER_PASS` games (a hundred games ending within seconds made passes of
-    200 ms, each holding the interpreter that long), and while more wait the next follows after a rest of
-    `REST_PER_PASS` times the pass's own time. Back to back, the passes' thread had the interpreter half
-    the time (the loop and it taking turns at each switch interval) for as long as a burst of games
-    lasted: 60-100 idle tables' games ending within seconds of each other (a tournament round's end is
-    such a burst) lifted the acks' p99 of 600 paced tables from about 40 ms to 130-190 ms for those
-    seconds (`bench/load.py`, 2026-12-04). Rested, the thread has at most a quarter of it, and less when
-    the loop is busy (a pass waiting for the interpreter takes longer, and so does its rest); a burst is
-    taken in over a few seconds instead of one, and ratings are not urgent.
+    A pass takes in at most `GAMES_PER_PASS` games (a hundred games ending within seconds made passes of 200
+    ms, each holding the interpreter that long), and while more wait the next follows after a rest of
+    `REST_PER_PASS` times the pass's own time (never more than ``interval``). Back to back, the passes' thread
+    had the interpreter half the time (the loop and it taking turns at each switch interval) for as long as a
+    burst of games lasted: 60-100 idle tables' games ending within seconds of each other (a tournament round's
+    end is such a burst) lifted the acks' p99 of 600 paced tables from about 40 ms to 130-190 ms for those
+    seconds (`bench/load.py`, 2026-12-04). Rested, the thread has at most a quarter of it, and less when the
+    loop is busy (a pass waiting for the interpreter takes longer, and so does its rest); a burst is taken in
+    over a few seconds instead of one, and ratings are not urgent.
     """
     sync_engine = None if engine is None else make_sqlite_batch_engine(engine)
     own = None if engine is None or sync_engine is not None else _LoopOfItsOwn(engine.url)
@@ -368,7 +368,9 @@ async def run_ratings(
                 else:
                     taken = await _async_pass(sessions, GAMES_PER_PASS)
                 if taken >= GAMES_PER_PASS:
-                    await asyncio.sleep(REST_PER_PASS * (loop.time() - started))
+                    # Never longer than the interval: a pass that took seconds (a replay, the write lock
+                    # held elsewhere) must not hold back the games settled meanwhile.
+                    await asyncio.sleep(min(interval, REST_PER_PASS * (loop.time() - started)))
                     continue
             except asyncio.CancelledError:
                 raise
