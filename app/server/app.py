@@ -130,8 +130,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         freeze_startup()
         # The recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
+        # One process of the site runs its own tasks: the tournaments' round clocks, the rating ladders.
+        site_tasks = ctx.cluster is None or ctx.cluster.slot == 0
         # The last step before serving, after the resume (which may take seconds, the rounds' tables held).
-        if ctx.cluster is None or ctx.cluster.slot == 0:  # one process runs the tournaments' round clocks
+        if site_tasks:
             await add_downtime_on_start(ctx, max(ctx.heartbeats.values(), default=None))
         if settings.gc_young_ms > 0:
             young_s, full_s = settings.gc_young_ms / 1000, settings.gc_full_interval
@@ -145,9 +147,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if ctx.cluster is not None:
             background.append(asyncio.create_task(run_ticks(ctx, ctx.cluster, tick_pool), name="worker-tick"))
         background.append(asyncio.create_task(watch_sessions(ctx, settings.session_recheck_interval)))
-        if ctx.cluster is None or ctx.cluster.slot == 0:  # one process runs the tournaments' round clocks
+        if site_tasks:
             background.append(asyncio.create_task(run_round_clocks(ctx), name="round-clocks"))
-        if ctx.cluster is None or ctx.cluster.slot == 0:  # one writer of the rating ladders per site
             background.append(
                 asyncio.create_task(run_ratings(sessions, settings.ratings_interval, engine), name="ratings")
             )

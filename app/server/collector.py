@@ -19,8 +19,8 @@ collection is freed by the next full collection: every ``full_s`` seconds, or so
 resident memory has grown by ``growth_mb`` since the last one (the garbage held is bounded by memory, not
 by time; legitimate growth — more tables — triggers a few while it lasts, a minute apart at least). A
 full collection scans every object alive, those frozen at start too (half a second or more at 1,000
-tables, hence rare); the transports' cycles, the one kind of
-garbage that piled up between full collections, are broken on close (`http.transport.release`).
+tables, hence rare); the transports' cycles, the one kind of garbage that piled up between full
+collections, are broken on close (`http.transport.release`).
 
 ``young_s`` 0 leaves Python's trigger on with the given thresholds (`tune_collector`)."""
 

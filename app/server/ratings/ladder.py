@@ -343,8 +343,8 @@ async def run_ratings(
     24: 30 games ending together held it 3.5 s). In a thread the loop gets the interpreter back within the
     switch interval (`PREFERANS_GIL_SWITCH_MS`). Without ``engine`` a pass runs on the loop.
 
-    A pass takes in at most `GAMES_PER_PASS` games (a hundred games ending within seconds made passes of 200
-    ms, each holding the interpreter that long), and while more wait the next follows after a rest of
+    A pass takes in at most `GAMES_PER_PASS` games (a hundred games ending within seconds made passes of
+    200 ms, each holding the interpreter that long), and while more wait the next follows after a rest of
     `REST_PER_PASS` times the pass's own time (never more than ``interval``). Back to back, the passes' thread
     had the interpreter half the time (the loop and it taking turns at each switch interval) for as long as a
     burst of games lasted: 60-100 idle tables' games ending within seconds of each other (a tournament round's
