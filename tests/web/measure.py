@@ -60,6 +60,33 @@ FITS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
 })"""
 
 
+# The elements that reach past the window's right edge, deepest first: the page's sideways scroll names
+# its cause in the failure message.
+WIDER = """() => {
+    const limit = document.documentElement.clientWidth + 1;
+    return [...document.querySelectorAll('body *')]
+        .filter(el => el.getBoundingClientRect().right > limit)
+        .filter(el => ![...el.children].some(c => c.getBoundingClientRect().right > limit))
+        .slice(0, 8)
+        .map(el => {
+            const classes = el.className ? '.' + String(el.className).split(' ').join('.') : '';
+            const tag = el.tagName.toLowerCase() + classes;
+            const attrs = [...el.attributes].map(a => a.name).filter(n => n.startsWith('data-')).join(' ');
+            return `${tag}[${attrs}] right=${Math.round(el.getBoundingClientRect().right)} `
+                + `text=${JSON.stringify((el.textContent || '').slice(0, 60))}`;
+        });
+}"""
+
+
+async def sideways(page: Page) -> str:
+    """How far the page scrolls sideways ("" when it does not), with the elements that stick out."""
+    overflow: int = await page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+    if overflow <= 1:
+        return ""
+    wider: list[str] = await page.evaluate(WIDER)
+    return f"{overflow}px wider than the window: {wider}"
+
+
 async def contrasts(page: Page, selector: str) -> list[dict[str, Any]]:
     """Each element's text contrast ratio (``ratio``), class and font size, as the browser draws it."""
     result: list[dict[str, Any]] = await page.evaluate(CONTRAST, selector)
@@ -75,7 +102,7 @@ async def assert_fits(page: Page, selector: str, label: str) -> None:
         assert box["width"] > 0, f"{label}: {selector} is not shown"
         assert box["overflow"] <= 1, f"{label}: {selector} scrolls by {box['overflow']}px"
         assert box["right"] <= 1 and box["left"] <= 1, f"{label}: {selector} is clipped: {box}"
-        assert box["page"] <= 1, f"{label}: the page is {box['page']}px wider than the window"
+        assert box["page"] <= 1, f"{label}: the page is {await sideways(page)}"
 
 
 async def axe_violations(page: Page) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from playwright.async_api import Browser
 
 from tests.server.conftest import ADMIN, ServerProcess, login
 from tests.web.hidden import assert_no_leak
+from tests.web.measure import sideways
 from tests.web.screens import compare_with_reference, masked_shot
 from tests.web.site import Observer, Player, open_player, open_table, play_deal, sit_from_lobby
 
@@ -67,8 +68,8 @@ async def test_a_whole_deal_on_two_phones(
         if name in shots:
             return
         page = phone.page
-        overflow = await page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
-        assert overflow <= 1, f"{name}: {overflow}px wider than the screen"
+        wider = await sideways(page)
+        assert not wider, f"{name}: {wider}"
         hand = await page.locator(f"[data-hand-seat='{phone.seat}']").bounding_box()
         assert hand is not None and abs(hand["y"] + hand["height"] - height) <= 2, hand  # along the bottom
         if phase == "bidding":

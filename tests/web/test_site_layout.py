@@ -10,7 +10,7 @@ from typing import Any
 from playwright.async_api import Browser
 
 from tests.server.conftest import ServerProcess
-from tests.web.measure import assert_fits, contrasts
+from tests.web.measure import assert_fits, contrasts, sideways
 from tests.web.site import Player, play_deal, seat_players
 
 BADGES = "[data-table] .badge"
@@ -42,6 +42,17 @@ async def test_badges_are_readable_and_the_settlement_fits_at_1280_and_375_px(
             await page.wait_for_selector("[data-game-over] [data-settlement]")
             label = f"seat {player.seat} ({page.viewport_size})"
             await assert_fits(page, "[data-game-over] [data-settlement]", label)
+            # A clock's note of a bonus (three seconds after a deal's reset or the misère bonus) does not
+            # widen the page: on 375 px a "+3 с" beside the figures pushed the seat 6 px out of the window.
+            notes = await page.evaluate(
+                """() => [...document.querySelectorAll('[data-clock-seat] .note')]
+                    .map(note => {
+                        note.textContent = '+300 с';
+                        return note.getBoundingClientRect().width;
+                    })"""
+            )
+            assert notes and all(width > 0 for width in notes), notes
+            assert not await sideways(page), f"{label} with a bonus note: {await sideways(page)}"
             rows = await page.locator("[data-settlement] [data-settlement-seat]").count()
             assert rows == 4
             words = await page.text_content("[data-deal-interrupted] [data-result]")

@@ -8,6 +8,7 @@ from playwright.async_api import Browser
 
 from tests.server.conftest import ADMIN, ServerProcess, login
 from tests.web.hidden import assert_no_leak
+from tests.web.measure import sideways
 from tests.web.site import Observer, Player, assert_sheets_match, open_spectator, play_deal, seat_players
 
 
@@ -19,8 +20,8 @@ async def _deal_end_checks(players: list[Player], observer: Observer, shots: Pat
         words = await player.page.text_content("[data-result]")
         assert words and words.strip()
         # Usable at 375 px: nothing sticks out sideways.
-        overflow = await player.page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
-        assert overflow <= 1, f"seat {player.seat}: {overflow}px wider than the window"
+        wider = await sideways(player.page)
+        assert not wider, f"seat {player.seat}: {wider}"
         await player.page.screenshot(path=str(shots / f"{label}-end-seat{player.seat}.png"), full_page=True)
 
 
