@@ -60,8 +60,8 @@ FITS = """(selector) => [...document.querySelectorAll(selector)].map(el => {
 })"""
 
 
-# The elements that reach past the window's right edge, deepest first: the page's sideways scroll names
-# its cause in the failure message.
+# The innermost elements that reach past the window's right edge (none of their children does): the
+# page's sideways scroll names its cause in the failure message.
 WIDER = """() => {
     const limit = document.documentElement.clientWidth + 1;
     return [...document.querySelectorAll('body *')]

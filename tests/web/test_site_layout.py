@@ -52,7 +52,8 @@ async def test_badges_are_readable_and_the_settlement_fits_at_1280_and_375_px(
                     })"""
             )
             assert notes and all(width > 0 for width in notes), notes
-            assert not await sideways(page), f"{label} with a bonus note: {await sideways(page)}"
+            wider = await sideways(page)
+            assert not wider, f"{label} with a bonus note: {wider}"
             rows = await page.locator("[data-settlement] [data-settlement-seat]").count()
             assert rows == 4
             words = await page.text_content("[data-deal-interrupted] [data-result]")
