@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -283,3 +284,40 @@ async def test_while_games_wait_each_pass_is_followed_by_a_rest_three_times_as_l
         await asyncio.wait({task})
     assert len(starts) >= 3
     assert all(later - earlier >= 0.2 for earlier, later in itertools.pairwise(starts))
+
+
+async def test_a_rest_after_a_pass_is_never_longer_than_the_interval(
+    database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pass that took long (here at least 50 ms, so three times that is 150 ms) rests the interval
+    (100 ms) at most: the games settled meanwhile are not held back longer than without the rests."""
+    engine, sessions = database
+    interval = 0.1
+    rests: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded(delay: float, result: Any = None) -> Any:
+        if sys._getframe(1).f_globals.get("__name__") == ladder.__name__:
+            rests.append(delay)
+        return await real_sleep(delay, result)
+
+    def slow(session: Any, limit: int | None = None) -> int:
+        time.sleep(0.05)
+        return rate_settled_in(session, limit)
+
+    rate_settled_in = ladder._rate_settled
+    monkeypatch.setattr(ladder, "_rate_settled", slow)
+    monkeypatch.setattr(asyncio, "sleep", recorded)
+    async with sessions() as session:
+        a, b, c, _, room_id = await _four_players_and_a_room(session)
+        for n in range(3 * GAMES_PER_PASS):
+            await _game(session, room_id, [a, b, c], [n, 0, -n], at=10.0 + n, status="finished")
+        await session.commit()
+    task = asyncio.create_task(run_ratings(sessions, interval, engine))
+    try:
+        await _rated_games(sessions, 3 * GAMES_PER_PASS)
+    finally:
+        task.cancel()
+        await asyncio.wait({task})
+    assert len(rests) >= 2  # after the first two full passes at least (the third may be cancelled)
+    assert max(rests) == interval, rests
