@@ -255,14 +255,15 @@ async def test_the_background_passes_run_off_the_servers_loop_on_either_database
     assert len(passes) >= 2 and threading.get_ident() not in passes
 
 
-async def test_while_games_wait_each_pass_is_followed_by_a_rest_three_times_as_long(
-    database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]], monkeypatch: pytest.MonkeyPatch
+async def _a_burst_taken_in(
+    database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]],
+    monkeypatch: pytest.MonkeyPatch,
+    interval: float,
+    starts: list[float],
 ) -> None:
-    """A burst of settled games is taken in with rests between the passes, so the passes' thread has at
-    most a quarter of the interpreter meanwhile: each pass here takes at least 50 ms, so the next one starts
-    at least 200 ms after it began (a busy machine only makes the gaps longer)."""
+    """Three full passes' worth of settled games taken in by the background loop, each pass made to take
+    at least 50 ms; ``starts`` gets each pass's start (monotonic)."""
     engine, sessions = database
-    starts: list[float] = []
 
     def slow(session: Any, limit: int | None = None) -> int:
         starts.append(time.monotonic())
@@ -276,12 +277,23 @@ async def test_while_games_wait_each_pass_is_followed_by_a_rest_three_times_as_l
         for n in range(3 * GAMES_PER_PASS):
             await _game(session, room_id, [a, b, c], [n, 0, -n], at=10.0 + n, status="finished")
         await session.commit()
-    task = asyncio.create_task(run_ratings(sessions, 3600.0, engine))
-    try:  # three full passes, then one that finds nothing more; the interval (an hour) is never waited
+    task = asyncio.create_task(run_ratings(sessions, interval, engine))
+    try:
         await _rated_games(sessions, 3 * GAMES_PER_PASS)
     finally:
         task.cancel()
         await asyncio.wait({task})
+
+
+async def test_while_games_wait_each_pass_is_followed_by_a_rest_three_times_as_long(
+    database: tuple[AsyncEngine, async_sessionmaker[AsyncSession]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of settled games is taken in with rests between the passes, so the passes' thread has at
+    most a quarter of the interpreter meanwhile: each pass here takes at least 50 ms, so the next one starts
+    at least 200 ms after it began (a busy machine only makes the gaps longer)."""
+    starts: list[float] = []
+    # Three full passes, then one that finds nothing more; the interval (an hour) is never waited.
+    await _a_burst_taken_in(database, monkeypatch, 3600.0, starts)
     assert len(starts) >= 3
     assert all(later - earlier >= 0.2 for earlier, later in itertools.pairwise(starts))
 
@@ -291,7 +303,6 @@ async def test_a_rest_after_a_pass_is_never_longer_than_the_interval(
 ) -> None:
     """A pass that took long (here at least 50 ms, so three times that is 150 ms) rests the interval
     (100 ms) at most: the games settled meanwhile are not held back longer than without the rests."""
-    engine, sessions = database
     interval = 0.1
     rests: list[float] = []
     real_sleep = asyncio.sleep
@@ -301,23 +312,7 @@ async def test_a_rest_after_a_pass_is_never_longer_than_the_interval(
             rests.append(delay)
         return await real_sleep(delay, result)
 
-    def slow(session: Any, limit: int | None = None) -> int:
-        time.sleep(0.05)
-        return rate_settled_in(session, limit)
-
-    rate_settled_in = ladder._rate_settled
-    monkeypatch.setattr(ladder, "_rate_settled", slow)
     monkeypatch.setattr(asyncio, "sleep", recorded)
-    async with sessions() as session:
-        a, b, c, _, room_id = await _four_players_and_a_room(session)
-        for n in range(3 * GAMES_PER_PASS):
-            await _game(session, room_id, [a, b, c], [n, 0, -n], at=10.0 + n, status="finished")
-        await session.commit()
-    task = asyncio.create_task(run_ratings(sessions, interval, engine))
-    try:
-        await _rated_games(sessions, 3 * GAMES_PER_PASS)
-    finally:
-        task.cancel()
-        await asyncio.wait({task})
+    await _a_burst_taken_in(database, monkeypatch, interval, [])
     assert len(rests) >= 2  # after the first two full passes at least (the third may be cancelled)
     assert max(rests) == interval, rests
