@@ -29,7 +29,11 @@ the idle tables sit and start and their clocks begin to run out, and after; and 
 idle tables' sits (answered, refused with 503 and tried again, how long an answered one took), errors,
 server CPU (cores, ms per ack, and ms per ack of the event loops' threads alone,
 ``server_loop_cpu_ms_per_ack``), how late the server's loop ran its 50 ms timer (``loop_lag``: the
-per cent of the window's samples later than 25, 50 and 100 ms, read from its ``/metrics``) and memory, and
+per cent of the window's samples later than 25, 50 and 100 ms, read from its ``/metrics``), where a
+timeout's lateness goes inside the server (from its ``/metrics`` too, each to the bound of the histogram's
+bucket its p50 and p99 fall in: ``server_timer_late``, how long after the deadline a table handled its
+clock's timer; ``server_commit``, every step's commit; ``server_solver_steps``, the steps that ran the
+solver robot off the loop, null when none did) and memory, and
 the client's own CPU and loop lag over the window (``client_cpu_cores``, ``client_loop_lag``: the client is
 one process on the same machine, and a frame it is late to read counts as the server's latency), and
 what the machine's neighbours took meanwhile (``machine``: the share of CPU time stolen by the host and
@@ -628,10 +632,22 @@ def proc_mem_mb(pid: int) -> tuple[float, float]:
 # The loop-lag histogram's bounds (seconds) the bench reports the share of samples above.
 LAG_BOUNDS = ("0.025", "0.05", "0.1")
 
+# The server's histograms read before and after the window. Beside the loop's lag, the three that take a
+# timeout's lateness as the clients see it apart: how late the table handled its timer, the step's commit,
+# and the steps that ran the solver robot off the loop.
+HISTOGRAMS = (
+    "preferans_loop_lag_seconds",
+    "preferans_timeout_lateness_seconds",
+    "preferans_commit_seconds",
+    "preferans_solver_robot_seconds",
+)
 
-async def loop_lag_counts(port: int) -> dict[str, float] | None:
-    """The server's `preferans_loop_lag_seconds` (every worker's summed): its samples ("all") and those at
-    most each of `LAG_BOUNDS`; None where there is none (the relay)."""
+Histograms = dict[str, dict[str, float]]
+
+
+async def histograms(port: int) -> Histograms | None:
+    """The server's `HISTOGRAMS` (every worker's summed): per family its samples ("all") and the samples at
+    most each bucket's bound (keyed by the bound's text); None where there are none (the relay)."""
     try:
         async with httpx.AsyncClient(timeout=10) as http:
             r = await http.get(f"http://127.0.0.1:{port}/metrics")
@@ -639,31 +655,56 @@ async def loop_lag_counts(port: int) -> dict[str, float] | None:
         return None
     if r.status_code != 200:
         return None
-    counts: dict[str, float] = {}
+    found: Histograms = {}
     for family in text_string_to_metric_families(r.text):
-        if family.name != "preferans_loop_lag_seconds":
+        if family.name not in HISTOGRAMS:
             continue
+        counts = found.setdefault(family.name, {})
         for sample in family.samples:
             if sample.name.endswith("_count"):
                 key = "all"
-            elif sample.name.endswith("_bucket") and sample.labels["le"] in LAG_BOUNDS:
+            elif sample.name.endswith("_bucket") and sample.labels["le"] != "+Inf":
                 key = sample.labels["le"]
             else:
                 continue
             counts[key] = counts.get(key, 0.0) + sample.value
-    return counts or None
+    return found or None
 
 
-def lag_shares(before: dict[str, float] | None, after: dict[str, float] | None) -> dict[str, Any] | None:
-    """The window's loop-lag samples, and the per cent of them later than each bound."""
-    if before is None or after is None:
+def bucket_quantiles(
+    before: Histograms | None, after: Histograms | None, family: str
+) -> dict[str, Any] | None:
+    """The window's samples of a histogram, and the bucket bound (ms) its p50 and p99 fall within: a
+    histogram keeps counts per bucket, so "p99_le_ms": 50 says the p99 is at most 50 ms, and more than the
+    bound below it. None for a histogram with no sample in the window."""
+    if before is None or after is None or family not in after:
         return None
-    samples = after["all"] - before["all"]
+    old, new = before.get(family, {}), after[family]
+    samples = new.get("all", 0.0) - old.get("all", 0.0)
+    if samples <= 0:
+        return None
+    bounds = sorted((float(le), le) for le in new if le != "all")
+    out: dict[str, Any] = {"count": int(samples)}
+    for name, q in (("p50_le_ms", 0.5), ("p99_le_ms", 0.99)):
+        out[name] = next(
+            (round(bound * 1000, 1) for bound, le in bounds if new[le] - old.get(le, 0.0) >= q * samples),
+            None,  # beyond the last bound
+        )
+    return out
+
+
+def lag_shares(before: Histograms | None, after: Histograms | None) -> dict[str, Any] | None:
+    """The window's loop-lag samples, and the per cent of them later than each bound."""
+    family = "preferans_loop_lag_seconds"
+    if before is None or after is None or family not in after:
+        return None
+    old, new = before.get(family, {}), after[family]
+    samples = new["all"] - old.get("all", 0.0)
     if samples <= 0:
         return None
     shares: dict[str, Any] = {"samples": int(samples)}
     for bound in LAG_BOUNDS:
-        within = after[bound] - before[bound]
+        within = new[bound] - old.get(bound, 0.0)
         shares[f"over_{round(float(bound) * 1000)}ms_pct"] = round(100 * (samples - within) / samples, 2)
     return shares
 
@@ -737,7 +778,7 @@ async def drive(
     # CPU is counted beside the server's (the instance serves nothing else during a run).
     db0 = proc_cpu_s(postmaster) if postmaster is not None else None
     loops = _loops(pid)
-    lag0 = None if args.bare else await loop_lag_counts(port)
+    histograms0 = None if args.bare else await histograms(port)
     cpu0, loop0, t0 = proc_cpu_s(pid), loop_cpu_s(loops), time.monotonic()
     client_lag, client0, ticks0 = ClientLag(), time.process_time(), machine_ticks()
     client_rss0 = own_rss_mb()
@@ -782,7 +823,8 @@ async def drive(
     db_cpu = proc_cpu_s(postmaster) - db0 if postmaster is not None and db0 is not None else None
     shares = machine_shares(ticks0, ticks1, cpu + client_cpu + (db_cpu or 0.0))
     load.stats.measuring = False
-    lag = lag_shares(lag0, None if args.bare else await loop_lag_counts(port))
+    histograms1 = None if args.bare else await histograms(port)
+    lag = lag_shares(histograms0, histograms1)
     rss, hwm = proc_mem_mb(pid)
     client_rss_growth = own_rss_mb() - client_rss0
     for table in tables:
@@ -832,6 +874,11 @@ async def drive(
         },
         # How late the server's loop ran its 50 ms timer over the window (its /metrics; null for the relay).
         "loop_lag": lag,
+        # Within the server, over the window (its /metrics, to a bucket's bound): how late the tables
+        # handled their clocks' timers, their steps' commits, the steps that ran the solver robot.
+        "server_timer_late": bucket_quantiles(histograms0, histograms1, "preferans_timeout_lateness_seconds"),
+        "server_commit": bucket_quantiles(histograms0, histograms1, "preferans_commit_seconds"),
+        "server_solver_steps": bucket_quantiles(histograms0, histograms1, "preferans_solver_robot_seconds"),
         "server_cpu_cores": round(cpu / elapsed, 2),
         "server_cpu_ms_per_ack": round(1000 * cpu / s.acks, 2) if s.acks else None,
         "server_loop_cpu_ms_per_ack": (
