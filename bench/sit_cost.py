@@ -1,0 +1,140 @@
+"""The server's CPU for a sit that starts a game, one at a time (issue 24: the burst behind the load bench's
+first seconds).
+
+`bench/load.py`'s idle tables start in the window's first second: their third players sit over REST, a
+hundred sits at once beside 1,000 paced tables. Each is a REST request (the token, the user, the room's
+checks, the player's waiting seats, read through the ORM) and a table step that deals the first hand and
+sends it to three sockets, and its commit. This measures what one costs the server's process, apart from
+any other load: ``--tables`` tables with two players seated and three sockets each (the third player's
+watching until he sits), then every third player sits, one after the other.
+
+Run: ``.venv/bin/python bench/sit_cost.py [--tables 100] [--database URL] [--runs 3]``. Prints a JSON line
+per run (the server's CPU ms per sit, each sit's wall time p50 and max) and a summary line (min–max).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from load import (  # the load bench's set-up (importing it puts the repository on the path, for `tests`)
+    SECRET,
+    _pg_admin,
+    fresh_database,
+    pct,
+    populate,
+    proc_cpu_s,
+    token,
+    wait_up,
+)
+
+from tests.server.ports import free_ports
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def _drain(ws: Any) -> None:
+    with contextlib.suppress(websockets.ConnectionClosed):
+        async for _ in ws:
+            pass
+
+
+async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[str, Any]:
+    sockets = []
+    for table_id, users in idle:
+        for seat in range(3):
+            sockets.append(
+                await websockets.connect(
+                    f"ws://127.0.0.1:{port}/ws/tables/{table_id}?seat={seat}",
+                    additional_headers={"Authorization": f"Bearer {token(users[seat])}"},
+                    ping_interval=None,
+                )
+            )
+    readers = [asyncio.create_task(_drain(ws)) for ws in sockets]
+    walls: list[float] = []
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+        await http.get("/api/health")
+        cpu0 = proc_cpu_s(pid)
+        for table_id, users in idle:
+            asked = time.monotonic()
+            r = await http.post(
+                f"/api/tables/{table_id}/sit",
+                json={"seat": 2},
+                headers={"Authorization": f"Bearer {token(users[2])}"},
+            )
+            walls.append((time.monotonic() - asked) * 1000)
+            if r.status_code != 200:
+                raise RuntimeError(f"sit at table {table_id}: {r.status_code} {r.text}")
+        cpu = proc_cpu_s(pid) - cpu0
+    for ws in sockets:
+        await ws.close()
+    for reader in readers:
+        reader.cancel()
+    return {
+        "sits": len(walls),
+        "cpu_ms_per_sit": round(1000 * cpu / len(walls), 2),
+        "wall_ms": {"p50": pct(walls, 0.5), "max": pct(walls, 1.0)},
+    }
+
+
+def run_once(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        from app.db.migrate import upgrade
+
+        url, drop = fresh_database(args.database, Path(tmp))
+        try:
+            upgrade(url)
+            plan = asyncio.run(populate(url, 0, args.tables, 30.0))
+            port = free_ports(1)
+            env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET,
+                       PREFERANS_MAX_CONNECTIONS_PER_ADDRESS="0")  # fmt: skip
+            command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning"]
+            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+            try:
+                wait_up(port, proc)
+                result = asyncio.run(_sits(port, proc.pid, plan.idle))
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=60)
+        finally:
+            if drop is not None and args.database:
+                asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
+    return {"database": "postgresql" if drop else "sqlite", "tables": args.tables, **result}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=100, help="tables, each started by one sit (100)")
+    parser.add_argument("--database", help="SQLite (default: a temporary file) or a PostgreSQL server URL")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    runs = []
+    for _ in range(args.runs):
+        runs.append(run_once(args))
+        print(json.dumps(runs[-1]), flush=True)
+    cpu = [r["cpu_ms_per_sit"] for r in runs]
+    walls = [r["wall_ms"]["p50"] for r in runs]
+    print(
+        json.dumps(
+            {"summary": True, "cpu_ms_per_sit": [min(cpu), max(cpu)], "wall_ms_p50": [min(walls), max(walls)]}
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
