@@ -1,4 +1,5 @@
-"""Fixtures every test package may use: PostgreSQL databases for the tests marked ``postgres``.
+"""Fixtures every test package may use: PostgreSQL databases for the tests marked ``postgres``, and the
+process-wide analysis gates kept to the test that registers one.
 
 They use ``PREFERANS_TEST_PG_URL``; each test gets a fresh database ``preferans_test_<random>`` that is
 dropped afterwards. When CI=true and PostgreSQL is unreachable they fail instead of skipping.
@@ -14,6 +15,16 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
+
+from app.server.analysis import policy
+
+
+@pytest.fixture(autouse=True)
+def _analysis_gates_of_this_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building the app (`create_app`) registers the tournaments' analysis gate for the whole process; a
+    test that builds one in-process must not leave it to the tests after it (a gate that reads the
+    database, met by a test's stand-in session: a red CI, 2026-12-04)."""
+    monkeypatch.setattr(policy, "_ROUND_GATES", list(policy._ROUND_GATES))
 
 
 def _pg_base_url() -> str | None:

@@ -1,10 +1,10 @@
 """Every route's endpoint and dependencies are coroutines (issue 24).
 
 FastAPI runs a plain function (or a plain generator) given as an endpoint or a dependency in its thread
-pool: a hand-over to a thread and back for every request that uses it (for a dependency that only read
-``request.app.state``, 0.44 ms of CPU a request against 0.23 as a coroutine, through httpx's ASGI
-transport on 2026-12-04), and a thread taking the interpreter from the event loop that runs every table.
-Work that is really slow goes to the server's own executors, explicitly, never to FastAPI's implicit pool.
+pool: a hand-over to a thread and back for every request that uses it (README, "Capacity", 2026-12-04
+night: 0.2 ms of CPU a request for a dependency that only read the app's state), and a thread taking the
+interpreter from the event loop that runs every table. Work that is really slow goes to the server's own
+executors, explicitly. (Starlette still reads the static files through its thread pool.)
 """
 
 from __future__ import annotations
@@ -13,20 +13,21 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import pytest
 from fastapi.dependencies.models import Dependant
 
-from app.server.analysis import policy
 from app.server.app import create_app
+from app.server.settings import Settings
 
 
-def _routes(routes: list[Any]) -> Iterator[Any]:
+def _routes(routes: list[Any], included: tuple[Any, ...] = ()) -> Iterator[tuple[Any, tuple[Any, ...]]]:
+    """Each route with the dependencies its routers were included with."""
     for route in routes:
         inner = getattr(route, "original_router", None)  # an included router, kept as it was included
         if inner is not None:
-            yield from _routes(inner.routes)
+            context = route.include_context
+            yield from _routes(inner.routes, included + tuple(context.dependencies or ()))
         else:
-            yield route
+            yield route, included
 
 
 def _dependencies(dependant: Dependant) -> Iterator[Callable[..., Any]]:
@@ -41,18 +42,24 @@ def _on_the_loop(call: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(target) or inspect.isasyncgenfunction(target)
 
 
-def test_every_endpoint_and_dependency_of_every_route_is_a_coroutine(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Building the app registers the tournaments' analysis gate in the process: kept to this test.
-    monkeypatch.setattr(policy, "_ROUND_GATES", [])
-    app = create_app()
-    routes = [route for route in _routes(app.routes) if getattr(route, "dependant", None) is not None]
+def test_every_endpoint_and_dependency_of_every_route_is_a_coroutine() -> None:
+    app = create_app(Settings(database_url="sqlite+aiosqlite://", token_secret="s" * 40, api_docs=True))
+    routes = [(r, inc) for r, inc in _routes(app.routes) if getattr(r, "dependant", None) is not None]
     assert len(routes) > 100  # the walk reached the included routers' routes
+    calls = [
+        (route, call)
+        for route, included in routes
+        for call in (
+            route.endpoint,
+            *(d.dependency for d in (*app.router.dependencies, *included) if d.dependency is not None),
+            *_dependencies(route.dependant),
+        )
+    ]
     threaded = sorted(
         {
-            f"{getattr(route, 'path', '?')}: {getattr(call, '__qualname__', call)}"
-            for route in routes
-            for call in (route.endpoint, *_dependencies(route.dependant))
-            if not _on_the_loop(call)
+            f"{getattr(r, 'path', '?')}: {getattr(c, '__qualname__', c)}"
+            for r, c in calls
+            if not _on_the_loop(c)
         }
     )
     assert threaded == [], f"run in FastAPI's thread pool: {threaded}"

@@ -104,9 +104,7 @@ async def test_an_imported_deal_is_analysed_and_a_bad_one_refused(shared_server:
 
 async def test_a_tournament_round_gate_holds_the_analysis_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """The policy tournament code plugs into: a round still on at any table holds every deal back."""
-    # No gate but this test's: an app built in this process (`create_app`) registers the tournaments' own,
-    # which reads the database.
-    monkeypatch.setattr(policy, "_ROUND_GATES", [])
+    monkeypatch.setattr(policy, "_ROUND_GATES", [])  # no gate but this test's
     session = cast(Any, None)
     assert not await analysis_allowed(session, 1, deal_over=False)
     assert await analysis_allowed(session, 1, deal_over=True)
@@ -116,10 +114,7 @@ async def test_a_tournament_round_gate_holds_the_analysis_back(monkeypatch: pyte
         return False if table_id in on else None
 
     register_round_gate(round_on)
-    try:
-        assert not await analysis_allowed(session, 7, deal_over=True)
-        assert await analysis_allowed(session, 8, deal_over=True)
-        on.clear()
-        assert await analysis_allowed(session, 7, deal_over=True)
-    finally:
-        policy._ROUND_GATES.remove(round_on)
+    assert not await analysis_allowed(session, 7, deal_over=True)
+    assert await analysis_allowed(session, 8, deal_over=True)
+    on.clear()
+    assert await analysis_allowed(session, 7, deal_over=True)

@@ -22,9 +22,8 @@ Id = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 async def get_context(request: Request) -> ServerContext:
-    # A coroutine, not a plain function: FastAPI runs a plain function dependency in its thread pool, so
-    # every request that names the context paid a hand-over to a thread and back (one in a sit's 7 ms of
-    # the loop's CPU, a burst of them at a busy server; issue 24).
+    # A coroutine, not a plain function: FastAPI runs a plain function dependency in its thread pool, and
+    # every request names the context (`tests/architecture/test_routes_on_the_loop.py`).
     ctx: ServerContext = request.app.state.ctx
     return ctx
 
