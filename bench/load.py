@@ -157,9 +157,9 @@ class Seats:
     idle: list[tuple[int, list[int]]]  # seats 0 and 1 taken; seat 2's user sits when the window opens
 
 
-async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
+async def populate(url: str, tables: int, idle: int, duration: float, *, idle_run_out: bool = True) -> Seats:
     """Users, a room, ``tables`` full tables (the server starts them on boot) and ``idle`` tables with two
-    seats, in a few statements."""
+    seats, in a few statements; ``idle_run_out`` False: the idle tables get the full tables' long clocks."""
     from sqlalchemy import insert
 
     from app.auth.passwords import hash_password
@@ -208,7 +208,7 @@ async def populate(url: str, tables: int, idle: int, duration: float) -> Seats:
             ).scalar_one()
             rows = []
             for i in range(tables + idle):
-                if i < tables:
+                if i < tables or not idle_run_out:
                     conventions = busy
                 else:
                     # Three seats run out in turn within the window: deal time 1-3 s, reserve 0.5 s.
@@ -263,27 +263,31 @@ def relay_app() -> Any:
     """A minimal websocket relay with the same shape of traffic: a snapshot on connect; per action an ack
     to the sender and one update (encoded once per seat) to each seat of the table.
 
-    It collects cycles as the server does by default (`app.server.collector`: what exists frozen, the young
-    generation on a 50 ms timer, its survivors frozen): with Python's own trigger, one full collection of
-    its sockets' objects in each run's window, 300 ms that found nothing (2026-12-04, 1,000 tables), was the
-    relay's whole ack p99, so the ratios of the p99s compared the server with that pause, not with a relay."""
-    from app.server.collector import freeze_startup, run_collector
+    It collects cycles as the server does (`app.server.collector`, with the server's settings: what exists
+    frozen, the young generation on a timer, its survivors frozen): with Python's own trigger, one full
+    collection of its sockets' objects in each run's window, 300 ms that found nothing (2026-12-04, 1,000
+    tables), was the relay's whole ack p99, so the ratios of the p99s compared the server with that pause,
+    not with a relay."""
+    from app.server.collector import freeze_startup, run_collector, tune_collector
     from app.server.settings import Settings
 
-    defaults = Settings.model_fields
+    settings = Settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         freeze_startup()
-        collector = asyncio.create_task(
-            run_collector(
-                defaults["gc_young_ms"].default / 1000,
-                defaults["gc_full_interval"].default,
-                defaults["gc_full_growth_mb"].default,
-            )
-        )
-        yield
-        collector.cancel()
+        if settings.gc_young_ms <= 0:
+            tune_collector(settings.gc_thresholds)
+            yield
+            return
+        young_s, full_s = settings.gc_young_ms / 1000, settings.gc_full_interval
+        collector = asyncio.create_task(run_collector(young_s, full_s, settings.gc_full_growth_mb))
+        try:
+            yield
+        finally:
+            collector.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await collector
 
     app = FastAPI(lifespan=lifespan)
     tables: dict[int, dict[str, Any]] = {}

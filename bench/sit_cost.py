@@ -5,11 +5,13 @@ first seconds).
 hundred sits at once beside 1,000 paced tables. Each is a REST request (the token, the user, the room's
 checks, the player's waiting seats, read through the ORM) and a table step that deals the first hand and
 sends it to three sockets, and its commit. This measures what one costs the server's process, apart from
-any other load: ``--tables`` tables with two players seated and three sockets each (the third player's
-watching until he sits), then every third player sits, one after the other.
+any other load: ``--tables`` tables with two players seated, long clocks (none runs out meanwhile) and three
+sockets each (the third player's watching until he sits), then every third player sits, one after the
+other.
 
 Run: ``.venv/bin/python bench/sit_cost.py [--tables 100] [--database URL] [--runs 3]``. Prints a JSON line
-per run (the server's CPU ms per sit, each sit's wall time p50 and max) and a summary line (min–max).
+per run (the server's CPU ms per sit, its event loop's alone, each sit's wall time p50 and max, the clock
+timers that fired meanwhile: 0) and a summary line (min–max).
 """
 
 from __future__ import annotations
@@ -33,12 +35,14 @@ from load import (  # the load bench's set-up (importing it puts the repository 
     SECRET,
     _pg_admin,
     fresh_database,
+    loop_cpu_s,
     pct,
     populate,
     proc_cpu_s,
     token,
     wait_up,
 )
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.server.ports import free_ports
 
@@ -49,6 +53,16 @@ async def _drain(ws: Any) -> None:
     with contextlib.suppress(websockets.ConnectionClosed):
         async for _ in ws:
             pass
+
+
+async def _timeouts_fired(http: httpx.AsyncClient) -> int:
+    """The server's clock timers fired so far (its ``/metrics``): a timeout's step in the window would be
+    counted as the sits' CPU."""
+    text = (await http.get("/metrics")).text
+    for family in text_string_to_metric_families(text):
+        if family.name == "preferans_timeouts_fired":
+            return int(sum(sample.value for sample in family.samples if sample.name.endswith("_total")))
+    return 0
 
 
 async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[str, Any]:
@@ -66,7 +80,8 @@ async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[
     walls: list[float] = []
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
         await http.get("/api/health")
-        cpu0 = proc_cpu_s(pid)
+        fired0 = await _timeouts_fired(http)
+        cpu0, loop0 = proc_cpu_s(pid), loop_cpu_s([pid])
         for table_id, users in idle:
             asked = time.monotonic()
             r = await http.post(
@@ -77,7 +92,8 @@ async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[
             walls.append((time.monotonic() - asked) * 1000)
             if r.status_code != 200:
                 raise RuntimeError(f"sit at table {table_id}: {r.status_code} {r.text}")
-        cpu = proc_cpu_s(pid) - cpu0
+        cpu, loop_end = proc_cpu_s(pid) - cpu0, loop_cpu_s([pid])
+        fired = await _timeouts_fired(http) - fired0
     for ws in sockets:
         await ws.close()
     for reader in readers:
@@ -85,6 +101,10 @@ async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[
     return {
         "sits": len(walls),
         "cpu_ms_per_sit": round(1000 * cpu / len(walls), 2),
+        "loop_cpu_ms_per_sit": (
+            None if loop0 is None or loop_end is None else round(1000 * (loop_end - loop0) / len(walls), 2)
+        ),
+        "timeouts_fired": fired,
         "wall_ms": {"p50": pct(walls, 0.5), "max": pct(walls, 1.0)},
     }
 
@@ -96,7 +116,7 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
         url, drop = fresh_database(args.database, Path(tmp))
         try:
             upgrade(url)
-            plan = asyncio.run(populate(url, 0, args.tables, 30.0))
+            plan = asyncio.run(populate(url, 0, args.tables, 30.0, idle_run_out=False))
             port = free_ports(1)
             env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET,
                        PREFERANS_MAX_CONNECTIONS_PER_ADDRESS="0")  # fmt: skip
@@ -107,7 +127,10 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
                 result = asyncio.run(_sits(port, proc.pid, plan.idle))
             finally:
                 proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=60)
+                try:
+                    proc.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
         finally:
             if drop is not None and args.database:
                 asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
