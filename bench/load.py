@@ -958,6 +958,15 @@ def wait_up(port: int, proc: subprocess.Popen[bytes], workers: int = 1) -> None:
         raise RuntimeError("the server did not come up")
 
 
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, as an operator stops it (its tables finish their steps); killed after a minute."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def measure_once(args: argparse.Namespace) -> dict[str, Any]:
     """One measurement: start the server (or the relay), drive it, stop it; the result as a dict."""
     # The public port and, with --workers, each worker's own after it (`serve`'s default), every one
@@ -991,11 +1000,7 @@ def measure_once(args: argparse.Namespace) -> dict[str, Any]:
             boot_s = time.monotonic() - started
             result = asyncio.run(drive(args, port, proc.pid, plan, postmaster))
         finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc)
             if drop is not None and args.database:
                 asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
     database = "bare" if args.bare else ("postgresql" if drop else "sqlite")

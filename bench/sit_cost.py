@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -39,6 +38,7 @@ from load import (  # the load bench's set-up (importing it puts the repository 
     pct,
     populate,
     proc_cpu_s,
+    stop_server,
     token,
     wait_up,
 )
@@ -126,11 +126,7 @@ def run_once(args: argparse.Namespace) -> dict[str, Any]:
                 wait_up(port, proc)
                 result = asyncio.run(_sits(port, proc.pid, plan.idle))
             finally:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+                stop_server(proc)
         finally:
             if drop is not None and args.database:
                 asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))

@@ -12,7 +12,7 @@ import pytest
 from app.analysis import analyse_deal
 from app.analysis.records import played_deal
 from app.bots.client import Api, ApiError, play_table, random_chooser
-from app.server.analysis import analysis_allowed, policy, register_round_gate
+from app.server.analysis import analysis_allowed, register_round_gate
 from tests.server.conftest import OPERATOR, ServerProcess, login, new_player
 
 
@@ -102,9 +102,9 @@ async def test_an_imported_deal_is_analysed_and_a_bad_one_refused(shared_server:
     await api.close()
 
 
-async def test_a_tournament_round_gate_holds_the_analysis_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The policy tournament code plugs into: a round still on at any table holds every deal back."""
-    monkeypatch.setattr(policy, "_ROUND_GATES", [])  # no gate but this test's
+async def test_a_tournament_round_gate_holds_the_analysis_back() -> None:
+    """The policy tournament code plugs into: a round still on at any table holds every deal back (the
+    gates registered here are this test's alone: `tests/conftest.py`)."""
     session = cast(Any, None)
     assert not await analysis_allowed(session, 1, deal_over=False)
     assert await analysis_allowed(session, 1, deal_over=True)
