@@ -11,7 +11,9 @@ other.
 
 Run: ``.venv/bin/python bench/sit_cost.py [--tables 100] [--database URL] [--runs 3]``. Prints a JSON line
 per run (the server's CPU ms per sit, its event loop's alone, each sit's wall time p50 and max, the clock
-timers that fired meanwhile: 0) and a summary line (min–max).
+timers that fired meanwhile: 0; and the baseline measured right after in the same server, the CPU of a
+``GET /api/auth/me`` by each of those players, ``me_cpu_ms``, and the sit's ratio to it, ``x_me``) and a
+summary line (min–max).
 """
 
 from __future__ import annotations
@@ -94,6 +96,14 @@ async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[
                 raise RuntimeError(f"sit at table {table_id}: {r.status_code} {r.text}")
         cpu, loop_end = proc_cpu_s(pid) - cpu0, loop_cpu_s([pid])
         fired = await _timeouts_fired(http) - fired0
+        # The baseline, in the same server right after: each of those players asks who he is, a request
+        # through the same layers, token and user read, without a table.
+        base0 = proc_cpu_s(pid)
+        for _, users in idle:
+            r = await http.get("/api/auth/me", headers={"Authorization": f"Bearer {token(users[2])}"})
+            if r.status_code != 200:
+                raise RuntimeError(f"/api/auth/me: {r.status_code} {r.text}")
+        base = proc_cpu_s(pid) - base0
     for ws in sockets:
         await ws.close()
     for reader in readers:
@@ -105,6 +115,8 @@ async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[
             None if loop0 is None or loop_end is None else round(1000 * (loop_end - loop0) / len(walls), 2)
         ),
         "timeouts_fired": fired,
+        "me_cpu_ms": round(1000 * base / len(walls), 2),
+        "x_me": round(cpu / base, 1) if base > 0 else None,
         "wall_ms": {"p50": pct(walls, 0.5), "max": pct(walls, 1.0)},
     }
 
@@ -145,13 +157,14 @@ def main() -> int:
     for _ in range(args.runs):
         runs.append(run_once(args))
         print(json.dumps(runs[-1]), flush=True)
-    cpu = [r["cpu_ms_per_sit"] for r in runs]
-    walls = [r["wall_ms"]["p50"] for r in runs]
-    print(
-        json.dumps(
-            {"summary": True, "cpu_ms_per_sit": [min(cpu), max(cpu)], "wall_ms_p50": [min(walls), max(walls)]}
-        )
-    )
+    summary: dict[str, Any] = {"summary": True}
+    for name, values in (
+        ("cpu_ms_per_sit", [r["cpu_ms_per_sit"] for r in runs]),
+        ("x_me", [r["x_me"] for r in runs if r["x_me"] is not None]),
+        ("wall_ms_p50", [r["wall_ms"]["p50"] for r in runs]),
+    ):
+        summary[name] = [min(values), max(values)] if values else None
+    print(json.dumps(summary))
     return 0
 
 

@@ -1,8 +1,7 @@
 """Every route's endpoint and dependencies are coroutines (issue 24).
 
 FastAPI runs a plain function (or a plain generator) given as an endpoint or a dependency in its thread
-pool: a hand-over to a thread and back for every request that uses it (README, "Capacity", 2026-12-04
-night: 0.2 ms of CPU a request for a dependency that only read the app's state), and a thread taking the
+pool: a hand-over to a thread and back for every request that uses it, and a thread taking the
 interpreter from the event loop that runs every table. Work that is really slow goes to the server's own
 executors, explicitly. (Starlette still reads the static files through its thread pool.)
 """
