@@ -50,11 +50,23 @@ class Access:
     may_watch: bool
 
 
-async def room_access(session: AsyncSession, room: Room, user: User) -> Access:
+def access_of(room: Room, user: User, invited: bool) -> Access:
+    """What ``user`` may do in ``room``, given whether he is on its list of invited players."""
     if not room.private or is_staff(room, user):
         return Access(may_sit=True, may_watch=True)
-    invited = await is_invited(session, room.id, user.id)
     return Access(may_sit=invited, may_watch=invited or room.spectators)
+
+
+def invited_here() -> ColumnElement[bool]:
+    """The SQL condition that the enclosing query's user is invited to its room (a read that decides a
+    sit in one statement)."""
+    return exists().where(RoomInvite.room_id == Room.id, RoomInvite.user_id == User.id)
+
+
+async def room_access(session: AsyncSession, room: Room, user: User) -> Access:
+    # The list of invited players is read only where it decides something.
+    invited = room.private and not is_staff(room, user) and await is_invited(session, room.id, user.id)
+    return access_of(room, user, invited)
 
 
 def visible_rooms(user: User) -> ColumnElement[bool]:
@@ -66,7 +78,11 @@ def visible_rooms(user: User) -> ColumnElement[bool]:
 
 
 async def require_sit(session: AsyncSession, room: Room, user: User) -> None:
-    if not (await room_access(session, room, user)).may_sit:
+    require_access_to_sit(await room_access(session, room, user))
+
+
+def require_access_to_sit(access: Access) -> None:
+    if not access.may_sit:
         raise ApiError(ErrorCode.NOT_INVITED, "this room is private: only invited players may sit here")
 
 

@@ -58,7 +58,11 @@ def claims_of(ctx: ServerContext, token: str | None) -> TokenClaims:
 
 async def live_user(session: AsyncSession, user_id: int, generation: int) -> User:
     """The user, if the account is enabled and has not revoked tokens of this generation."""
-    user = await session.get(User, user_id)
+    return require_live(await session.get(User, user_id), generation)
+
+
+def require_live(user: User | None, generation: int) -> User:
+    """`live_user`'s checks of a user row already read (None: no such user)."""
     if user is None:
         raise ApiError(ErrorCode.UNAUTHORIZED, "the token's user no longer exists")
     if user.disabled:

@@ -8,7 +8,7 @@ rating to sit".
 """
 
 from app.server.ratings.ladder import SITE, rate_settled, rebuild, run_ratings
-from app.server.ratings.limits import require_rating_to_sit, room_settings
+from app.server.ratings.limits import require_rating_to_sit, require_rating_within, room_settings
 from app.server.ratings.reading import ladder_rating, ratings_of
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "ratings_of",
     "rebuild",
     "require_rating_to_sit",
+    "require_rating_within",
     "room_settings",
     "run_ratings",
 ]

@@ -22,21 +22,30 @@ async def require_rating_to_sit(session: AsyncSession, room: Room, user: User) -
     """403 ``rating_out_of_range`` naming the limit and the player's rating on the room's ladder, if the
     room sets limits the rating is outside of. Robots (seated by the operator) are not held to them."""
     settings = await session.get(RoomSettings, room.id)
-    if settings is None or (settings.min_rating is None and settings.max_rating is None):
+    if settings is not None:
+        await require_rating_within(session, room, user, settings.min_rating, settings.max_rating)
+
+
+async def require_rating_within(
+    session: AsyncSession, room: Room, user: User, min_rating: int | None, max_rating: int | None
+) -> None:
+    """`require_rating_to_sit` with the room's limits already read (None: no limit); the player's rating
+    is read only when there is a limit."""
+    if min_rating is None and max_rating is None:
         return
     if robot_level(user.name) is not None:
         return
     # The limits read the room's own ladder: a club's ladder is what its limits are about.
     rating = display_rating((await ladder_rating(session, room.id, user.id)).mu)
-    if settings.min_rating is not None and rating < settings.min_rating:
+    if min_rating is not None and rating < min_rating:
         raise ApiError(
             ErrorCode.RATING_OUT_OF_RANGE,
-            f"this room seats players rated at least {settings.min_rating}; your rating here is {rating}",
+            f"this room seats players rated at least {min_rating}; your rating here is {rating}",
             "min_rating",
         )
-    if settings.max_rating is not None and rating > settings.max_rating:
+    if max_rating is not None and rating > max_rating:
         raise ApiError(
             ErrorCode.RATING_OUT_OF_RANGE,
-            f"this room seats players rated at most {settings.max_rating}; your rating here is {rating}",
+            f"this room seats players rated at most {max_rating}; your rating here is {rating}",
             "max_rating",
         )
