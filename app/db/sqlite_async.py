@@ -15,6 +15,10 @@ thread (its waiter cancelled: a request that went away), when it goes behind it 
 the thread, in what order, on what connection, is what aiosqlite ran before; only the waits between the
 calls are gone.
 
+Server-side cursors (``stream()``, none on SQLite in the server) stay the stock adapter's, a hand-over
+per call, and are not counted: a streamed write whose waiter was cancelled could have its rollback
+skipped; use a buffered result for writes.
+
 Built on aiosqlite's own queue (``Connection._execute``, the call its public methods make), through the
 dialect's documented ``module`` argument (`app.db.engine.make_engine`); `tests/server/test_sqlite_one_hop.py`
 checks this adapter against what the driver's own does.
@@ -117,7 +121,8 @@ class OneHopCursor(AsyncAdapt_aiosqlite_cursor):
         owner = self._adapt_connection
         assert isinstance(owner, OneHopConnection)
         async with owner._execute_mutex:
-            owner._queued += 1
+            if connection._running and connection._connection is not None:
+                owner._queued += 1  # else `_execute` refuses it at once, queueing nothing
             ran: _Ran = await connection._execute(_run, owner, operation, parameters, many)  # type: ignore[no-untyped-call]
         self._description, self._rowcount, self._lastrowid, rows = ran
         self._rows = collections.deque(rows)
@@ -147,7 +152,10 @@ class OneHopConnection(AsyncAdapt_aiosqlite_connection):
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
         if self._queued != self._done or connection._connection is None:
             return False  # queued behind what still runs, as aiosqlite's own call is
-        return not connection._conn.in_transaction
+        try:
+            return not connection._conn.in_transaction
+        except Exception:  # closing meanwhile: the driver's own call says so, through the usual errors
+            return False
 
     def rollback(self) -> None:
         if not self._idle():

@@ -51,24 +51,25 @@ async def engine(url: str) -> AsyncIterator[AsyncEngine]:
 
 
 async def _world(session: AsyncSession) -> dict[str, Any]:
-    """An operator, a guest invited to his private room, a stranger; a public room with rating limits;
-    the guest seated at two waiting tables and one playing."""
+    """An operator, a guest invited to one of his two private rooms, a stranger; a public room with rating
+    limits; the guest seated at two waiting tables and one playing."""
     operator, guest, stranger = _user("op", "operator"), _user("guest"), _user("stranger")
     session.add_all([operator, guest, stranger])
     await session.flush()
     private, public = _room(operator, private=True), _room(operator, private=False)
-    session.add_all([private, public])
+    closed = _room(operator, private=True)  # private too, and the guest is not invited there
+    session.add_all([private, public, closed])
     await session.flush()
     session.add(RoomSettings(room_id=public.id, rated=True, min_rating=1400, max_rating=None))
     session.add(RoomInvite(room_id=private.id, user_id=guest.id, invited_by=operator.id, at=0.0))
     tables = [_table(private, "waiting"), _table(public, "waiting"), _table(public, "waiting"),
-              _table(public, "playing")]  # fmt: skip
+              _table(public, "playing"), _table(closed, "waiting")]  # fmt: skip
     session.add_all(tables)
     await session.flush()
-    for table in tables[1:]:
+    for table in tables[1:4]:
         session.add(TableSeat(table_id=table.id, seat=0, user_id=guest.id))
     await session.commit()
-    return {"users": (operator, guest, stranger), "rooms": (private, public), "tables": tables}
+    return {"users": (operator, guest, stranger), "rooms": (private, public, closed), "tables": tables}
 
 
 async def test_one_statement_with_what_the_separate_reads_give(engine: AsyncEngine) -> None:
@@ -76,7 +77,8 @@ async def test_one_statement_with_what_the_separate_reads_give(engine: AsyncEngi
     async with sessions() as session:
         world = await _world(session)
     operator, guest, stranger = world["users"]
-    private, public = world["rooms"]
+    private = world["rooms"][0]
+    rooms = {room.id: room for room in world["rooms"]}
     tables = world["tables"]
     statements: list[str] = []
     event.listen(engine.sync_engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
@@ -86,7 +88,7 @@ async def test_one_statement_with_what_the_separate_reads_give(engine: AsyncEngi
             statements.clear()
             read = await _sitter(session, user.id, table.id)
             assert len(statements) == 1, statements
-            room = private if table.room_id == private.id else public
+            room = rooms[table.room_id]
             assert read.user is not None and read.user.id == user.id
             assert read.room is not None and read.room.id == room.id
             # What the separate reads decide, in their own session.
@@ -96,14 +98,23 @@ async def test_one_statement_with_what_the_separate_reads_give(engine: AsyncEngi
                 assert fresh_user is not None and fresh_room is not None
                 expected = await room_access(other, fresh_room, fresh_user)
                 limits = await other.get(RoomSettings, room.id)
+            assert read.invited is (user is guest and room is private)
             assert access_of(read.room, read.user, read.invited) == expected
             assert (read.min_rating, read.max_rating) == (
                 (None, None) if limits is None else (limits.min_rating, limits.max_rating)
             )
             assert read.held == (2 if user is guest else 0)  # the playing table's seat is not counted
-    assert access_of(private, stranger, False).may_sit is False
+    assert not (await _sitter_access(sessions, guest, tables[4])).may_sit  # the room he is not invited to
+    assert (await _sitter_access(sessions, guest, tables[0])).may_sit
     async with sessions() as session:
         read = await _sitter(session, guest.id, 999)
         assert read.user is not None and read.room is None and read.held == 2
         read = await _sitter(session, 999, tables[0].id)
         assert read.user is None
+
+
+async def _sitter_access(sessions: Any, user: User, table: GameTable) -> Any:
+    async with sessions() as session:
+        read = await _sitter(session, user.id, table.id)
+        assert read.user is not None and read.room is not None
+        return access_of(read.room, read.user, read.invited)

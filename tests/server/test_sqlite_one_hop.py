@@ -185,6 +185,10 @@ async def test_a_cancelled_statement_is_rolled_back_after_it_ends(
             write.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await write
+            # The write has not begun (the thread holds it): no transaction is open yet, and still the
+            # connection is not idle, since the write will open one.
+            assert not raw._connection._conn.in_transaction
+            assert not raw._idle()
             hops.clear()
             rolled_back = asyncio.create_task(greenlet_spawn(raw.rollback))
             release.set()
