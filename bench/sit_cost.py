@@ -2,8 +2,8 @@
 first seconds).
 
 `bench/load.py`'s idle tables start in the window's first second: their third players sit over REST, a
-hundred sits at once beside 1,000 paced tables. Each is a REST request (the token, the user, the room's
-checks, the player's waiting seats, read through the ORM) and a table step that deals the first hand and
+hundred sits at once beside 1,000 paced tables. Each is a REST request (the token; the user, the room's
+checks and the player's waiting seats, read in one statement) and a table step that deals the first hand and
 sends it to three sockets, and its commit. This measures what one costs the server's process, apart from
 any other load: ``--tables`` tables with two players seated, long clocks (none runs out meanwhile) and three
 sockets each (the third player's watching until he sits), then every third player sits, one after the

@@ -20,10 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from app.db.engine import _sqlite_pragmas, make_engine, make_sessionmaker
+from app.db.engine import make_engine, make_sessionmaker
 from app.db.models import Base, User
 
 
@@ -40,10 +39,8 @@ async def _cost(engine: AsyncEngine, sessions: int, users: int) -> float:
 
 async def _round(path: Path, sessions: int, stock_first: bool) -> dict[str, float]:
     url = f"sqlite+aiosqlite:///{path}"
-    # The same connection settings and pragmas on both (`app.db.engine`): only the adapter differs.
-    stock = create_async_engine(url, connect_args={"timeout": 30})
-    event.listen(stock.sync_engine, "connect", _sqlite_pragmas)
-    engines = {"stock": stock, "one_hop": make_engine(url)}
+    # The server's engine either way: only the adapter differs.
+    engines = {"stock": make_engine(url, one_hop=False), "one_hop": make_engine(url)}
     try:
         costs: dict[str, float] = {}
         order = list(engines.items()) if stock_first else list(engines.items())[::-1]

@@ -30,11 +30,19 @@ def _json(value: Any) -> str:
 
 
 def make_engine(
-    url: str, pool_size: int = 16, max_overflow: int = 16, *, writer: bool = False
+    url: str,
+    pool_size: int = 16,
+    max_overflow: int = 16,
+    *,
+    writer: bool = False,
+    one_hop: bool = True,
 ) -> AsyncEngine:
+    """``one_hop`` False: SQLAlchemy's own aiosqlite adapter, everything else alike (the tests and the
+    bench that compare the two)."""
     if is_sqlite(url):
         # One hand-over to the connection's thread per statement, not four (`app.db.sqlite_async`).
-        module = {"module": one_hop_dbapi()} if make_url(url).get_driver_name() == "aiosqlite" else {}
+        aiosqlite = make_url(url).get_driver_name() == "aiosqlite"
+        module = {"module": one_hop_dbapi()} if one_hop and aiosqlite else {}
         if writer:
             pool = {"pool_size": 1, "max_overflow": 0}
         else:

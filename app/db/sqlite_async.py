@@ -3,9 +3,9 @@
 SQLAlchemy's aiosqlite adapter hands every DB-API call to aiosqlite's thread and waits for it on the
 event loop: a cursor, the statement, its rows, the cursor's close, and the rollback that ends every
 session, five round trips between the loop and the thread for a read by primary key. Each costs the loop
-a future, a wake-up through its self-pipe and a turn, and the thread the interpreter back: a session that
-read one row by key cost the process 0.74-0.95 ms of CPU, 0.42-0.50 ms this way (2026-12-04, the same
-reads alternating). Every REST request on SQLite reads through such sessions (a sit through four reads).
+a future, a wake-up through its self-pipe and a turn, and the thread the interpreter back; every REST
+request on SQLite reads through such sessions (`bench/sqlite_reads.py` measures a session's read both
+ways).
 
 Here a statement is one hand-over: the thread makes the cursor, runs it, takes its rows, description,
 row count and last row id and closes it, all in one call. A rollback or commit with no transaction open
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import collections
 import sqlite3
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 from sqlalchemy.dialects.sqlite.aiosqlite import (
@@ -118,8 +118,7 @@ class OneHopCursor(AsyncAdapt_aiosqlite_cursor):
 
     async def _ran(self, operation: Any, parameters: Any, many: bool) -> None:
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
-        owner = self._adapt_connection
-        assert isinstance(owner, OneHopConnection)
+        owner = cast(OneHopConnection, self._adapt_connection)
         async with owner._execute_mutex:
             if connection._running and connection._connection is not None:
                 owner._queued += 1  # else `_execute` refuses it at once, queueing nothing

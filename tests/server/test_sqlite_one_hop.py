@@ -15,7 +15,7 @@ import aiosqlite
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util.concurrency import greenlet_spawn
 
 from app.db import sqlite_async
@@ -53,7 +53,7 @@ def _user(name: str) -> User:
 
 async def _engines(tmp_path: Path) -> AsyncIterator[tuple[str, AsyncEngine]]:
     for name, engine in (
-        ("stock", create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'stock.db'}")),
+        ("stock", make_engine(f"sqlite+aiosqlite:///{tmp_path / 'stock.db'}", one_hop=False)),
         ("one hop", make_engine(f"sqlite+aiosqlite:///{tmp_path / 'one.db'}")),
     ):
         try:
