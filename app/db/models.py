@@ -19,9 +19,14 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
     true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# The finished games the ratings have not taken in (`GameTable.in_ratings`): the predicate of their partial
+# index, which a query names as this same text for the database to use it.
+UNRATED = "status = 'finished' AND in_ratings IS NULL"
 
 
 class Base(DeclarativeBase):
@@ -122,9 +127,22 @@ class GameTable(Base):
     owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
     # RULES §7.7: the open (or agreed) proposal and the adjournment, `Game.life_json` (None: neither).
     life: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # True once the ratings took the settled game in (it has its `RatedGame`), None before: the index below
+    # holds only the finished games not taken in, so a pass finds them without reading every game ever
+    # finished (the pass runs every second; at 100,000 finished games that read took 0.2 s).
+    in_ratings: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
 
     # A worker's live tables (`owner` stays on finished ones): server.cluster.ownership.fence every second.
-    __table_args__ = (Index("ix_game_tables_owner_status", "owner", "status"),)
+    __table_args__ = (
+        Index("ix_game_tables_owner_status", "owner", "status"),
+        Index(
+            "ix_game_tables_unrated",
+            "finished_at",
+            "id",
+            sqlite_where=text(UNRATED),
+            postgresql_where=text(UNRATED),
+        ),
+    )
 
 
 class SeatHolder(Base):
