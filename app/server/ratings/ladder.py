@@ -18,19 +18,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import defaultdict
 from collections.abc import Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import cast
 
 from sqlalchemy import (
     URL,
+    BindParameter,
     ColumnElement,
     Engine,
     Select,
+    Table,
     and_,
+    bindparam,
     delete,
-    exists,
+    insert,
     or_,
     select,
     text,
@@ -112,111 +117,200 @@ _PENDING = (
 
 
 def _last_taken(session: Session) -> tuple[float, int] | None:
-    row = (
-        session.execute(
-            select(RatedGame.finished_at, RatedGame.table_id)
-            .order_by(RatedGame.finished_at.desc(), RatedGame.table_id.desc())
-            .limit(1)
-        )
-    ).first()
+    row = session.execute(_LAST_TAKEN).first()
     return None if row is None else (float(row[0]), int(row[1]))
 
 
-def _game(session: Session, settled: _Settled) -> tuple[GameForRating, dict[int, str | None]] | None:
-    """The game as rating sees it and each player's robot level (None for a person); None if it cannot
-    count (no deal played, a seat without a player, no indices)."""
-    table = session.get(GameTable, settled.table_id)
-    if table is None or table.settlement is None or "exact" not in table.settlement:
-        return None
-    played = session.scalar(select(exists().where(DealRecord.table_id == table.id)))
-    if not played:
-        return None
-    seats = (
-        session.execute(
-            select(TableSeat.seat, TableSeat.user_id, User.name)
-            .join(User, User.id == TableSeat.user_id)
-            .where(TableSeat.table_id == table.id)
-            .order_by(TableSeat.seat)
-        )
-    ).all()
-    indices = [Fraction(v) for v in table.settlement["exact"]]
-    if len(seats) != table.seats or len(indices) != table.seats:
-        return None
-    levels = {int(user_id): robot_level(name) for _, user_id, name in seats}
-    players: tuple[Hashable, ...] = tuple(int(user_id) for _, user_id, _ in seats)
-    frozen = frozenset(u for u, level in levels.items() if level is not None)
-    pool = int(table.conventions.get("pool_size", 10))
-    return GameForRating(players, tuple(indices), pool, frozen), levels
+# A game as rating sees it, and each of its players' robot level (None for a person).
+Rateable = tuple[GameForRating, dict[int, str | None]]
 
 
-def _counts(session: Session, room_id: int) -> bool:
-    rated = session.scalar(select(RoomSettings.rated).where(RoomSettings.room_id == room_id))
-    return rated is None or bool(rated)
+def _rateable(session: Session, table_ids: list[int]) -> dict[int, Rateable]:
+    """Of these games, those that can count, as rating sees each, with each player's robot level (None for
+    a person): a deal played, every seat held, an index for each (the others are missing). Three reads for
+    all of them."""
+    ids = {"ids": table_ids}
+    played = {int(t) for t in session.execute(_PLAYED, ids).scalars()}
+    seated: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for table_id, user_id, name in session.execute(_SEATED, ids).all():
+        seated[int(table_id)].append((int(user_id), name))
+    out: dict[int, Rateable] = {}
+    for table_id, seats, settlement, conventions in session.execute(_GAMES, ids).all():
+        if settlement is None or "exact" not in settlement or table_id not in played:
+            continue
+        players = seated.get(int(table_id), [])
+        indices = [Fraction(v) for v in settlement["exact"]]
+        if len(players) != seats or len(indices) != seats:
+            continue
+        levels = {user: robot_level(name) for user, name in players}
+        frozen = frozenset(u for u, level in levels.items() if level is not None)
+        pool = int(conventions.get("pool_size", 10))
+        rated = GameForRating(tuple(user for user, _ in players), tuple(indices), pool, frozen)
+        out[int(table_id)] = (rated, levels)
+    return out
 
 
-def _take_in(session: Session, settled: _Settled, counted: bool | None) -> bool:
-    """Rate one settled game on its room's ladder and the site's; ``counted`` repeats an earlier decision
-    (a rebuild) or is None to decide now. Returns whether it counted; records it as taken in."""
-    game = _game(session, settled) if counted is not False else None
-    if counted is None:
-        counted = game is not None and _counts(session, settled.room_id)
-    if counted and game is not None:
-        rated_game, levels = game
-        for ladder in (settled.room_id, SITE):
-            _rate_on(session, ladder, rated_game, levels, settled)
-    else:
-        counted = False
-    session.add(RatedGame(table_id=settled.table_id, finished_at=settled.finished_at, counted=counted,
-                          rated_at=time.time()))  # fmt: skip
+def _rooms_rated(session: Session, room_ids: set[int]) -> dict[int, bool]:
+    """Whether each room's games count (a room without settings: they do)."""
+    if not room_ids:
+        return {}
+    rows = session.execute(_ROOMS, {"ids": sorted(room_ids)}).all()
+    found = {int(room): rated is None or bool(rated) for room, rated in rows}
+    return {room: found.get(room, True) for room in room_ids}
+
+
+def _table(model: type[object]) -> Table:
+    return cast(Table, model.__table__)  # type: ignore[attr-defined]
+
+
+# A pass's statements, built once (built per pass, their construction was a fifth of a pass's CPU), on
+# the tables themselves (Core: no ORM context per statement).
+_GAME_TABLES, _DEALS, _SEATS = _table(GameTable), _table(DealRecord), _table(TableSeat)
+_USERS, _ROOM_SETTINGS, _RATINGS = _table(User), _table(RoomSettings), _table(PlayerRating)
+_IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
+_PLAYED = select(_DEALS.c.table_id).where(_DEALS.c.table_id.in_(_IDS)).distinct()
+_SEATED = (
+    select(_SEATS.c.table_id, _SEATS.c.user_id, _USERS.c.name)
+    .join(_USERS, _USERS.c.id == _SEATS.c.user_id)
+    .where(_SEATS.c.table_id.in_(_IDS))
+    .order_by(_SEATS.c.table_id, _SEATS.c.seat)
+)
+_GAMES = select(
+    _GAME_TABLES.c.id, _GAME_TABLES.c.seats, _GAME_TABLES.c.settlement, _GAME_TABLES.c.conventions
+).where(_GAME_TABLES.c.id.in_(_IDS))
+_ROOMS = select(_ROOM_SETTINGS.c.room_id, _ROOM_SETTINGS.c.rated).where(_ROOM_SETTINGS.c.room_id.in_(_IDS))
+_RATINGS_OF = select(_RATINGS.c.user_id, _RATINGS.c.mu, _RATINGS.c.sigma, _RATINGS.c.games).where(
+    _RATINGS.c.ladder == bindparam("ladder"), _RATINGS.c.user_id.in_(bindparam("users", expanding=True))
+)
+_RATED = _table(RatedGame)
+_LAST_TAKEN = (
+    select(_RATED.c.finished_at, _RATED.c.table_id)
+    .order_by(_RATED.c.finished_at.desc(), _RATED.c.table_id.desc())
+    .limit(1)
+)
+_RATING_MOVED = (
+    update(_RATINGS)
+    .where(_RATINGS.c.ladder == bindparam("l"), _RATINGS.c.user_id == bindparam("u"))
+    .values(mu=bindparam("m"), sigma=bindparam("s"), games=bindparam("g"), updated_at=bindparam("a"))
+)
+_HISTORY_ADDED = insert(_table(RatingChange))
+_RATING_ADDED = insert(_RATINGS)
+_TAKEN_IN = insert(_RATED)
+_MARKED = update(_GAME_TABLES).where(_GAME_TABLES.c.id.in_(_IDS)).values(in_ratings=bindparam("in_ratings"))
+
+
+Key = tuple[int, int]  # (ladder, user)
+
+
+class _Ladders:
+    """The ratings a take-in reads and moves: each (ladder, player) read once, moved in memory (a game
+    sees what the games before it left), its history rows and the final ratings written in a few
+    statements."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.now: dict[Key, Rating] = {}
+        self.stored: set[Key] = set()  # rows in the table before this take-in
+        self.read: set[Key] = set()
+        self.moved: dict[Key, tuple[float, bool]] = {}  # key -> (updated_at, robot: a new row's flag)
+        self.history: list[dict[str, object]] = []
+
+    def load(self, keys: set[Key]) -> None:
+        wanted: dict[int, set[int]] = defaultdict(set)
+        for ladder, user in keys - self.read:
+            wanted[ladder].add(user)
+        for ladder, users in wanted.items():
+            for row in self.session.execute(_RATINGS_OF, {"ladder": ladder, "users": sorted(users)}).all():
+                key = (ladder, int(row[0]))
+                self.now[key] = Rating(float(row[1]), float(row[2]), int(row[3]))
+                self.stored.add(key)
+            self.read |= {(ladder, user) for user in users}
+
+    def rate(self, ladder: int, game: Rateable, settled: _Settled) -> None:
+        rated, levels = game
+        before: dict[Hashable, Rating] = {
+            user: self.now[(ladder, user)] if (ladder, user) in self.now else initial_rating(level)
+            for user, level in levels.items()
+        }
+        after = rate_pulya(before, rated)
+        for user, level in levels.items():
+            key, new = (ladder, user), after[user]
+            self.now[key] = new
+            robot = self.moved[key][1] if key in self.moved else level is not None
+            self.moved[key] = (settled.finished_at, robot)
+            self.history.append({"ladder": ladder, "user_id": user, "table_id": settled.table_id,
+                                 "mu": new.mu, "sigma": new.sigma, "games": new.games,
+                                 "at": settled.finished_at})  # fmt: skip
+
+    def write_history(self) -> None:
+        if self.history:
+            self.session.execute(_HISTORY_ADDED, self.history)
+            self.history = []
+
+    def write_ratings(self) -> None:
+        made, kept = [], []
+        for (ladder, user), (at, robot) in self.moved.items():
+            rating = self.now[(ladder, user)]
+            if (ladder, user) in self.stored:
+                kept.append(
+                    {"l": ladder, "u": user, "m": rating.mu, "s": rating.sigma, "g": rating.games, "a": at}
+                )
+            else:
+                made.append({"ladder": ladder, "user_id": user, "mu": rating.mu, "sigma": rating.sigma,
+                             "games": rating.games, "robot": robot, "updated_at": at})  # fmt: skip
+        if made:
+            self.session.execute(_RATING_ADDED, made)
+        if kept:
+            self.session.execute(_RATING_MOVED, kept)
+        self.stored |= set(self.moved)
+        self.moved = {}
+
+
+def _take_in(session: Session, games: list[_Settled], decided: dict[int, bool]) -> int:
+    """Rate ``games``, in the order given, on their rooms' ladders and the site's, and record each as taken
+    in (`RatedGame`, `GameTable.in_ratings`). ``decided`` repeats an earlier decision about a game (a
+    rebuild's, a replay's: counted or not); the others are decided now (`_rateable`, `_rooms_rated`).
+    Returns how many counted. Read and written `_MARK_CHUNK` games at a time, a few statements each: the
+    same code for a pass, a replay and a rebuild, so their ladders are equal by construction."""
+    ladders = _Ladders(session)
+    counted = 0
+    for first in range(0, len(games), _MARK_CHUNK):
+        chunk = games[first : first + _MARK_CHUNK]
+        asked = [g for g in chunk if decided.get(g.table_id) is not False]
+        rateable = _rateable(session, [g.table_id for g in asked]) if asked else {}
+        rooms = _rooms_rated(session, {g.room_id for g in asked if g.table_id not in decided})
+        ladders.load({(ladder, user) for g in asked if g.table_id in rateable
+                      for ladder in (g.room_id, SITE) for user in rateable[g.table_id][1]})  # fmt: skip
+        taken: list[dict[str, object]] = []
+        now = time.time()
+        for settled in chunk:
+            known = decided.get(settled.table_id)
+            game = rateable.get(settled.table_id) if known is not False else None
+            counts = rooms.get(settled.room_id, True) if known is None else known
+            if counts and game is not None:
+                for ladder in (settled.room_id, SITE):
+                    ladders.rate(ladder, game, settled)
+                counted += 1
+            else:
+                counts = False
+            taken.append({"table_id": settled.table_id, "finished_at": settled.finished_at,
+                          "counted": counts, "rated_at": now})  # fmt: skip
+        ladders.write_history()
+        session.execute(_TAKEN_IN, taken)
+        _taken(session, [settled.table_id for settled in chunk], True)
+    ladders.write_ratings()
     return counted
 
 
 def _taken(session: Session, table_ids: list[int], taken: bool) -> None:
     """Mark games taken in (their `RatedGame` rows added) or no longer (the rows deleted for a replay):
-    `GameTable.in_ratings`, which keeps them out of the index of the games a pass looks for. Every caller
-    of `_take_in` marks the games it took in, in one statement per `_MARK_CHUNK` games."""
+    `GameTable.in_ratings`, which keeps them out of the index of the games a pass looks for."""
     for first in range(0, len(table_ids), _MARK_CHUNK):
-        session.execute(
-            update(GameTable)
-            .where(GameTable.id.in_(table_ids[first : first + _MARK_CHUNK]))
-            .values(in_ratings=True if taken else None)
-            .execution_options(synchronize_session=False)
-        )
+        chunk = table_ids[first : first + _MARK_CHUNK]
+        session.execute(_MARKED, {"ids": chunk, "in_ratings": True if taken else None})
 
 
 _MARK_CHUNK = 500  # ids in one statement: SQLite's older builds take at most 999 parameters
-
-
-def _rate_on(
-    session: Session, ladder: int, game: GameForRating, levels: dict[int, str | None], settled: _Settled
-) -> None:
-    rows = {
-        r.user_id: r
-        for r in (
-            session.execute(
-                select(PlayerRating).where(PlayerRating.ladder == ladder, PlayerRating.user_id.in_(levels))
-            )
-        ).scalars()
-    }
-    for made in session.new:  # a player's first rating, made by an earlier game of this pass, unflushed
-        if isinstance(made, PlayerRating) and made.ladder == ladder and made.user_id in levels:
-            rows.setdefault(made.user_id, made)
-    before: dict[Hashable, Rating] = {
-        user: Rating(rows[user].mu, rows[user].sigma, rows[user].games)
-        if user in rows
-        else initial_rating(level)
-        for user, level in levels.items()
-    }
-    after = rate_pulya(before, game)
-    for user, level in levels.items():
-        new = after[user]
-        row = rows.get(user)
-        if row is None:
-            row = PlayerRating(ladder=ladder, user_id=user, robot=level is not None)
-            session.add(row)
-        row.mu, row.sigma, row.games, row.updated_at = new.mu, new.sigma, new.games, settled.finished_at
-        session.add(RatingChange(ladder=ladder, user_id=user, table_id=settled.table_id, mu=new.mu,
-                                 sigma=new.sigma, games=new.games, at=settled.finished_at))  # fmt: skip
 
 
 def _rebuild(session: Session) -> int:
@@ -235,14 +329,8 @@ def _rebuild(session: Session) -> int:
         .execution_options(synchronize_session=False)
     )
     rows = session.execute(_settled_query().order_by(GameTable.finished_at, GameTable.id))
-    counted = 0
-    taken = []
-    for table_id, room_id, finished_at in rows.all():
-        settled = _Settled(int(table_id), int(room_id), float(finished_at or 0.0))
-        counted += _take_in(session, settled, decided.get(settled.table_id))
-        taken.append(settled.table_id)
-    _taken(session, taken, True)
-    return counted
+    games = [_Settled(int(t), int(r), float(f or 0.0)) for t, r, f in rows.all()]
+    return _take_in(session, games, decided)
 
 
 def _after(first: _Settled) -> ColumnElement[bool]:
@@ -300,12 +388,7 @@ def _replay_from(session: Session, first: _Settled) -> dict[int, bool]:
         )
         .order_by(GameTable.finished_at, GameTable.id)
     )
-    taken = []
-    for table_id, room_id, finished_at in rows.all():
-        settled = _Settled(int(table_id), int(room_id), float(finished_at or 0.0))
-        _take_in(session, settled, decided.get(settled.table_id))
-        taken.append(settled.table_id)
-    _taken(session, taken, True)
+    _take_in(session, [_Settled(int(t), int(r), float(f or 0.0)) for t, r, f in rows.all()], decided)
     return decided
 
 
@@ -322,12 +405,9 @@ def _rate_settled(session: Session, limit: int | None = None) -> int:
         log.info("ratings: game %d settled out of order; replaying the ladders from it", pending[0].table_id)
         _replay_from(session, pending[0])
         return len(pending)
-    # Read and computed first, written at the commit in a few statements: on SQLite the one write lock
-    # is then held for those alone, not across every game's reads.
-    with session.no_autoflush:
-        for settled in pending:
-            _take_in(session, settled, None)
-        _taken(session, [settled.table_id for settled in pending], True)
+    # Read and computed first, then written in a few statements: on SQLite the one write lock is held for
+    # those alone, not across every game's reads.
+    _take_in(session, pending, {})
     return len(pending)
 
 
