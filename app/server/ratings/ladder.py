@@ -220,10 +220,13 @@ class _Ladders:
         for ladder, user in keys - self.read:
             wanted[ladder].add(user)
         for ladder, users in wanted.items():
-            for row in self.session.execute(_RATINGS_OF, {"ladder": ladder, "users": sorted(users)}).all():
-                key = (ladder, int(row[0]))
-                self.now[key] = Rating(float(row[1]), float(row[2]), int(row[3]))
-                self.stored.add(key)
+            ordered = sorted(users)
+            for first in range(0, len(ordered), _MARK_CHUNK):
+                some = {"ladder": ladder, "users": ordered[first : first + _MARK_CHUNK]}
+                for row in self.session.execute(_RATINGS_OF, some).all():
+                    key = (ladder, int(row[0]))
+                    self.now[key] = Rating(float(row[1]), float(row[2]), int(row[3]))
+                    self.stored.add(key)
             self.read |= {(ladder, user) for user in users}
 
     def rate(self, ladder: int, game: Rateable, settled: _Settled) -> None:
@@ -362,7 +365,8 @@ def _replay_from(session: Session, first: _Settled) -> dict[int, bool]:
         session.execute(delete(RatedGame).where(RatedGame.table_id.in_(undone)))
         _taken(session, undone, False)
         for ladder, user_id in touched:
-            row = session.get(PlayerRating, (ladder, user_id))
+            # Read afresh: the ratings are written through Core, so one this session held may be stale.
+            row = session.get(PlayerRating, (ladder, user_id), populate_existing=True)
             last = (
                 session.execute(
                     select(RatingChange)
@@ -397,6 +401,7 @@ def _rate_settled(session: Session, limit: int | None = None) -> int:
     it is late, see the module's docstring), the ``limit`` earliest of them if given (a replay takes in every
     game after the late one: it is rare, and a ladder must not be left half replayed); the caller commits.
     Returns how many games were taken in (a replay: the pending ones it was started with)."""
+    session.flush()  # the reads below are Core: they see what the caller's session holds unflushed
     pending = _pending(session, limit)
     if not pending:
         return 0
