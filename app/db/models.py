@@ -24,9 +24,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-# The finished games the ratings have not taken in (`GameTable.in_ratings`): the predicate of their partial
-# index, which a query names as this same text for the database to use it.
-UNRATED = "status = 'finished' AND in_ratings IS NULL"
+# The settled games the ratings have not taken in (`GameTable.in_ratings`; a server fault never counts:
+# 'server_fault' is `Termination.FAULT`'s value): the predicate of their partial index, which a query
+# names as this same text for the database to use it. A game the ratings will never take in is not in it.
+UNRATED = (
+    "status = 'finished' AND in_ratings IS NULL AND settlement IS NOT NULL"
+    " AND finish_reason != 'server_fault'"
+)
 
 
 class Base(DeclarativeBase):

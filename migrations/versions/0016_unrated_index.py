@@ -16,7 +16,10 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 # As `app.db.models.UNRATED` at this revision (a migration does not import the models, which move on).
-_UNRATED = "status = 'finished' AND in_ratings IS NULL"
+_UNRATED = (
+    "status = 'finished' AND in_ratings IS NULL AND settlement IS NOT NULL"
+    " AND finish_reason != 'server_fault'"
+)
 
 
 def upgrade() -> None:

@@ -90,7 +90,7 @@ def _pending(session: Session, limit: int | None = None) -> list[_Settled]:
     through the partial index of those not taken in (`UNRATED`), so a pass reads only them. Its flag goes
     with the `RatedGame` row (`_taken`); the row is checked too."""
     sql = pending_sql(session.get_bind().dialect.name)
-    params: dict[str, object] = {"fault": Termination.FAULT.value}
+    params: dict[str, object] = {}
     if limit is not None:
         sql += " LIMIT :limit"
         params["limit"] = limit
@@ -110,7 +110,7 @@ def pending_sql(dialect: str) -> str:
 _PENDING = (
     "SELECT id, room_id, finished_at FROM game_tables {indexed} WHERE "
     + UNRATED
-    + " AND finished_at IS NOT NULL AND settlement IS NOT NULL AND finish_reason != :fault"
+    + " AND finished_at IS NOT NULL"
     " AND NOT EXISTS (SELECT 1 FROM rated_games WHERE rated_games.table_id = game_tables.id)"
     " ORDER BY finished_at, id"
 )
