@@ -23,7 +23,6 @@ from collections.abc import Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import cast
 
 from sqlalchemy import (
     URL,
@@ -48,16 +47,15 @@ from sqlalchemy.orm import Session
 from app.db.engine import make_sessionmaker, make_sqlite_batch_engine, make_thread_engine
 from app.db.models import (
     UNRATED,
-    DealRecord,
     GameTable,
     PlayerRating,
     RatedGame,
     RatingChange,
     RoomSettings,
-    TableSeat,
     User,
 )
 from app.ratings import GameForRating, Rating, initial_rating, rate_pulya
+from app.server.storage.schema import DEALS, SEATS, TABLES
 from app.server.tables.robot_levels import robot_level
 from app.table import Termination
 
@@ -159,30 +157,28 @@ def _rooms_rated(session: Session, room_ids: set[int]) -> dict[int, bool]:
     return {room: found.get(room, True) for room in room_ids}
 
 
-def _table(model: type[object]) -> Table:
-    return cast(Table, model.__table__)  # type: ignore[attr-defined]
-
-
 # A pass's statements, built once (built per pass, their construction was a fifth of a pass's CPU), on
 # the tables themselves (Core: no ORM context per statement).
-_GAME_TABLES, _DEALS, _SEATS = _table(GameTable), _table(DealRecord), _table(TableSeat)
-_USERS, _ROOM_SETTINGS, _RATINGS = _table(User), _table(RoomSettings), _table(PlayerRating)
+_USERS: Table = User.__table__  # type: ignore[assignment]
+_ROOM_SETTINGS: Table = RoomSettings.__table__  # type: ignore[assignment]
+_RATINGS: Table = PlayerRating.__table__  # type: ignore[assignment]
+_HISTORY: Table = RatingChange.__table__  # type: ignore[assignment]
+_RATED: Table = RatedGame.__table__  # type: ignore[assignment]
 _IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
-_PLAYED = select(_DEALS.c.table_id).where(_DEALS.c.table_id.in_(_IDS)).distinct()
+_PLAYED = select(DEALS.c.table_id).where(DEALS.c.table_id.in_(_IDS)).distinct()
 _SEATED = (
-    select(_SEATS.c.table_id, _SEATS.c.user_id, _USERS.c.name)
-    .join(_USERS, _USERS.c.id == _SEATS.c.user_id)
-    .where(_SEATS.c.table_id.in_(_IDS))
-    .order_by(_SEATS.c.table_id, _SEATS.c.seat)
+    select(SEATS.c.table_id, SEATS.c.user_id, _USERS.c.name)
+    .join(_USERS, _USERS.c.id == SEATS.c.user_id)
+    .where(SEATS.c.table_id.in_(_IDS))
+    .order_by(SEATS.c.table_id, SEATS.c.seat)
 )
-_GAMES = select(
-    _GAME_TABLES.c.id, _GAME_TABLES.c.seats, _GAME_TABLES.c.settlement, _GAME_TABLES.c.conventions
-).where(_GAME_TABLES.c.id.in_(_IDS))
+_GAMES = select(TABLES.c.id, TABLES.c.seats, TABLES.c.settlement, TABLES.c.conventions).where(
+    TABLES.c.id.in_(_IDS)
+)
 _ROOMS = select(_ROOM_SETTINGS.c.room_id, _ROOM_SETTINGS.c.rated).where(_ROOM_SETTINGS.c.room_id.in_(_IDS))
 _RATINGS_OF = select(_RATINGS.c.user_id, _RATINGS.c.mu, _RATINGS.c.sigma, _RATINGS.c.games).where(
     _RATINGS.c.ladder == bindparam("ladder"), _RATINGS.c.user_id.in_(bindparam("users", expanding=True))
 )
-_RATED = _table(RatedGame)
 _LAST_TAKEN = (
     select(_RATED.c.finished_at, _RATED.c.table_id)
     .order_by(_RATED.c.finished_at.desc(), _RATED.c.table_id.desc())
@@ -193,10 +189,10 @@ _RATING_MOVED = (
     .where(_RATINGS.c.ladder == bindparam("l"), _RATINGS.c.user_id == bindparam("u"))
     .values(mu=bindparam("m"), sigma=bindparam("s"), games=bindparam("g"), updated_at=bindparam("a"))
 )
-_HISTORY_ADDED = insert(_table(RatingChange))
+_HISTORY_ADDED = insert(_HISTORY)
 _RATING_ADDED = insert(_RATINGS)
 _TAKEN_IN = insert(_RATED)
-_MARKED = update(_GAME_TABLES).where(_GAME_TABLES.c.id.in_(_IDS)).values(in_ratings=bindparam("in_ratings"))
+_MARKED = update(TABLES).where(TABLES.c.id.in_(_IDS)).values(in_ratings=bindparam("in_ratings"))
 
 
 Key = tuple[int, int]  # (ladder, user)
@@ -221,8 +217,8 @@ class _Ladders:
             wanted[ladder].add(user)
         for ladder, users in wanted.items():
             ordered = sorted(users)
-            for first in range(0, len(ordered), _MARK_CHUNK):
-                some = {"ladder": ladder, "users": ordered[first : first + _MARK_CHUNK]}
+            for first in range(0, len(ordered), _IDS_PER_STATEMENT):
+                some = {"ladder": ladder, "users": ordered[first : first + _IDS_PER_STATEMENT]}
                 for row in self.session.execute(_RATINGS_OF, some).all():
                     key = (ladder, int(row[0]))
                     self.now[key] = Rating(float(row[1]), float(row[2]), int(row[3]))
@@ -273,12 +269,12 @@ def _take_in(session: Session, games: list[_Settled], decided: dict[int, bool]) 
     """Rate ``games``, in the order given, on their rooms' ladders and the site's, and record each as taken
     in (`RatedGame`, `GameTable.in_ratings`). ``decided`` repeats an earlier decision about a game (a
     rebuild's, a replay's: counted or not); the others are decided now (`_rateable`, `_rooms_rated`).
-    Returns how many counted. Read and written `_MARK_CHUNK` games at a time, a few statements each: the
-    same code for a pass, a replay and a rebuild, so their ladders are equal by construction."""
+    Returns how many counted. Read and written `_IDS_PER_STATEMENT` games at a time, a few statements
+    each: the same code for a pass, a replay and a rebuild, so their ladders are equal by construction."""
     ladders = _Ladders(session)
     counted = 0
-    for first in range(0, len(games), _MARK_CHUNK):
-        chunk = games[first : first + _MARK_CHUNK]
+    for first in range(0, len(games), _IDS_PER_STATEMENT):
+        chunk = games[first : first + _IDS_PER_STATEMENT]
         asked = [g for g in chunk if decided.get(g.table_id) is not False]
         rateable = _rateable(session, [g.table_id for g in asked]) if asked else {}
         rooms = _rooms_rated(session, {g.room_id for g in asked if g.table_id not in decided})
@@ -308,12 +304,12 @@ def _take_in(session: Session, games: list[_Settled], decided: dict[int, bool]) 
 def _taken(session: Session, table_ids: list[int], taken: bool) -> None:
     """Mark games taken in (their `RatedGame` rows added) or no longer (the rows deleted for a replay):
     `GameTable.in_ratings`, which keeps them out of the index of the games a pass looks for."""
-    for first in range(0, len(table_ids), _MARK_CHUNK):
-        chunk = table_ids[first : first + _MARK_CHUNK]
+    for first in range(0, len(table_ids), _IDS_PER_STATEMENT):
+        chunk = table_ids[first : first + _IDS_PER_STATEMENT]
         session.execute(_MARKED, {"ids": chunk, "in_ratings": True if taken else None})
 
 
-_MARK_CHUNK = 500  # ids in one statement: SQLite's older builds take at most 999 parameters
+_IDS_PER_STATEMENT = 500  # ids in one statement: SQLite's older builds take at most 999 parameters
 
 
 def _rebuild(session: Session) -> int:
