@@ -20,10 +20,11 @@ def _ensure_sqlite_dir(url: str) -> None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
 
 
-def upgrade(url: str) -> None:
-    """Bring the schema to the newest revision. Must be called outside a running event loop."""
+def upgrade(url: str, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` (the newest by default). Must be called outside a running event
+    loop."""
     _ensure_sqlite_dir(url)
     config = Config(str(ROOT / "alembic.ini"))
     config.set_main_option("script_location", str(ROOT / "migrations"))
     config.attributes["database_url"] = url
-    command.upgrade(config, "head")
+    command.upgrade(config, revision)

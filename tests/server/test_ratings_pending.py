@@ -162,3 +162,37 @@ async def test_the_index_holds_only_the_games_a_pass_would_take_in(engine: Async
     async with engine.connect() as conn:
         indexed = "SELECT id FROM game_tables INDEXED BY ix_game_tables_unrated WHERE " + UNRATED
         assert sorted((await conn.execute(text(indexed))).scalars().all()) == [2, 7]
+
+
+async def test_the_migration_flags_the_games_already_taken_in(url: str) -> None:
+    """Migration 0016 marks the games that have their `RatedGame` row, and only those."""
+    await asyncio.to_thread(upgrade, url, "0015_caps_shared_counts")
+    engine = make_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text(
+                "INSERT INTO users (id, name, name_key, password_hash, role, created_at)"
+                " VALUES (1, 'p', 'p', '-', 'player', 0)"
+            ))  # fmt: skip
+            await conn.execute(text(
+                "INSERT INTO rooms (id, name, operator_id, preset, overrides, conventions, created_at)"
+                " VALUES (1, 'r', 1, 'p', '{}', '{}', 0)"
+            ))  # fmt: skip
+            for table_id in (1, 2):
+                await conn.execute(
+                    text(
+                        "INSERT INTO game_tables (id, room_id, seats, conventions, first_dealer, status,"
+                        " version, created_at, finished_at, finish_reason, settlement)"
+                        " VALUES (:id, 1, 3, '{}', 0, 'finished', 1, 0, :at, 'timeout', :s)"
+                    ),
+                    {"id": table_id, "at": float(table_id), "s": '{"exact": ["0", "0", "0"]}'},
+                )
+            await conn.execute(text(
+                "INSERT INTO rated_games (table_id, finished_at, counted, rated_at) VALUES (1, 1, false, 0)"
+            ))  # fmt: skip
+        await asyncio.to_thread(upgrade, url)
+        async with AsyncSession(engine) as session:
+            assert await session.run_sync(_flags) == {1: True, 2: None}
+            assert await session.run_sync(_pending_ids) == [2]
+    finally:
+        await engine.dispose()
