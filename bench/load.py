@@ -674,7 +674,9 @@ Histograms = dict[str, dict[str, float]]
 
 async def histograms(port: int) -> Histograms | None:
     """The server's `HISTOGRAMS` (every worker's summed): per family its samples ("all") and the samples at
-    most each bucket's bound (keyed by the bound's text); None where there are none (the relay)."""
+    most each bucket's bound (keyed by the bound's text); None where there are none (the relay) and when a
+    worker did not answer the scrape (``preferans_worker_up`` 0): a sum without its counts would pass for
+    the whole server's."""
     try:
         async with httpx.AsyncClient(timeout=10) as http:
             r = await http.get(f"http://127.0.0.1:{port}/metrics")
@@ -684,6 +686,8 @@ async def histograms(port: int) -> Histograms | None:
         return None
     found: Histograms = {}
     for family in text_string_to_metric_families(r.text):
+        if family.name == "preferans_worker_up" and any(s.value == 0 for s in family.samples):
+            return None
         if family.name not in HISTOGRAMS:
             continue
         counts = found.setdefault(family.name, {})
