@@ -63,6 +63,12 @@ JOIN_ASKS_PER_MINUTE = 0.5
 JOIN_ASKS_BURST = 3
 
 
+def _load(ctx: ServerContext) -> int:
+    """The sockets and tables this process holds: memory that grows with them is not the collector's
+    garbage (`collector.run_collector`)."""
+    return len(ctx.tables) + sum(len(conns) for conns in ctx.user_connections.values())
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     # A tournament table's deals are analysed and broadcast only after its round (RULES.md §12).
@@ -139,7 +145,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             young_s, full_s = settings.gc_young_ms / 1000, settings.gc_full_interval
             background.append(
                 asyncio.create_task(
-                    run_collector(young_s, full_s, settings.gc_full_growth_mb), name="collector"
+                    run_collector(young_s, full_s, settings.gc_full_growth_mb, lambda: _load(ctx)),
+                    name="collector",
                 )
             )
         else:

@@ -127,6 +127,60 @@ async def test_growth_triggers_no_full_collection_within_a_minute_of_the_last(
         await _stopped(task)
 
 
+class _Readings:
+    """The resident memory grows ``step_mb`` at every reading; the load (sockets and tables) grows by one
+    at each of the first ``growing`` readings, then stays. Records which reading each full collection
+    followed (through `gc.callbacks`)."""
+
+    def __init__(self, step_mb: int, growing: int) -> None:
+        self.step_mb, self.growing = step_mb, growing
+        self.memory_read = 0
+        self.full_after: list[int] = []
+
+    def resident_mb(self) -> float:
+        self.memory_read += 1
+        return 100.0 + self.step_mb * self.memory_read
+
+    def load(self) -> int:
+        return min(self.memory_read, self.growing)
+
+    def on_collection(self, phase: str, info: dict[str, int]) -> None:
+        # (Python's own trigger may still collect before the collector's first reading switches it off.)
+        if phase == "start" and info["generation"] == 2 and self.memory_read > 0:
+            self.full_after.append(self.memory_read)
+
+
+@pytest.fixture
+def readings(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Readings]:
+    found = _Readings(step_mb=50, growing=10)
+    monkeypatch.setattr(collector, "resident_mb", found.resident_mb)
+    monkeypatch.setattr(collector, "_GROWTH_SPACING_S", 0.0)
+    gc.callbacks.append(found.on_collection)
+    yield found
+    gc.callbacks.remove(found.on_collection)
+
+
+async def test_growth_that_comes_with_more_sockets_and_tables_triggers_nothing(readings: _Readings) -> None:
+    readings.growing = 1_000_000  # the load grows at every reading
+    task = asyncio.create_task(run_collector(0.001, 3600, 128, readings.load))
+    try:  # 50 MB at each of ten readings: 500 MB, all of it with more sockets and tables
+        await until(lambda: readings.memory_read >= 11, "ten readings after the start", timeout=30)
+        assert readings.full_after == []
+    finally:
+        await _stopped(task)
+
+
+async def test_growth_at_a_steady_load_triggers_a_full_collection(readings: _Readings) -> None:
+    task = asyncio.create_task(run_collector(0.001, 3600, 128, readings.load))
+    try:
+        await until(lambda: readings.full_after != [], "a full collection", timeout=30)
+    finally:
+        await _stopped(task)
+    # Readings 1-10 came with more load (its memory); from the 11th on the load stays, and at 50 MB a
+    # reading the 128 MB are passed at the third reading at that steady load.
+    assert readings.full_after[0] == 10 + 3
+
+
 def test_the_resident_memory_is_read_on_linux() -> None:
     resident = collector.resident_mb()
     assert resident is not None and 1 < resident < 100_000
