@@ -8,9 +8,10 @@ reserve on the game ends after the deal is completed automatically (§8.3); with
 robot acts for that seat until the deal ends and the seat is back in control next deal (§8.2).
 
 The clock is a pure, immutable value. It never reads a clock: every method that needs the time takes
-``now``, an integer number of milliseconds on one monotonic time base chosen by the caller (the server
-uses ``time.monotonic_ns() // 1_000_000``). All durations are integer milliseconds, so charging is exact
-and JSON round-trips losslessly; conventions in seconds are converted once by `ClockSettings`.
+``now``, an integer number of milliseconds on one monotonic time base chosen by the caller (the server's
+is `app.server.timebase.mono_ms`: monotonic, less the time the process stood still in a full collection).
+All durations are integer milliseconds, so charging is exact and JSON round-trips losslessly; conventions
+in seconds are converted once by `ClockSettings`.
 
 Restarts. The instants stored in a clock (``since``) belong to the time base of the process that wrote
 them, so a clock read back after a restart is resumed with `resume_after_crash` at the restart instant:

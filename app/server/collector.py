@@ -18,9 +18,11 @@ second, so each was scanned twice, young and middle, before it died. A cycle tha
 collection is freed by the next full collection: every ``full_s`` seconds, or sooner once the process's
 resident memory has grown by ``growth_mb`` since the last one (the garbage held is bounded by memory, not
 by time), a minute after it at the soonest. Growth that comes while the process takes on more sockets and
-tables (``load``) is theirs, not garbage's, and does not count: a full collection at 1,000 tables found
-nothing and stopped the loop 0.8 s (2026-12-05), and without this one came a minute after every start or
-restart, as the tables reconnected. Garbage that piles up while the load grows waits for the interval. A
+tables than it held since the last one (``load`` at a new high) is theirs, not garbage's, and does not
+count: a full collection at 1,000 tables found nothing and stopped the loop 0.8 s (2026-12-05), and
+without this one came a minute after every start or restart, as the tables reconnected. Garbage that
+piles up while the load climbs to new highs waits for the interval; sockets that come and go below the
+high do not hide it. A
 full collection scans every object alive, those frozen at start too (half a second or more at 1,000
 tables, hence rare); the transports' cycles, the one kind of garbage that piled up between full
 collections, are broken on close (`http.transport.release`).
@@ -89,7 +91,9 @@ async def run_collector(
         ticks = 0
         last_full = time.monotonic()
         baseline = resident_mb()
-        last_mb, last_load = baseline, None if load is None else load()
+        # The most sockets and tables held since the last full collection: memory grown while that rose is
+        # theirs; sockets that come and go under it bring none that the last high did not.
+        last_mb, peak = baseline, None if load is None else load()
         while True:
             await asyncio.sleep(young_s)
             ticks += 1
@@ -100,10 +104,12 @@ async def run_collector(
             grown = False
             if not overdue and growth_mb > 0 and ticks % _RSS_EVERY == 0:
                 now_mb, now_load = resident_mb(), None if load is None else load()
-                more = now_load is not None and last_load is not None and now_load > last_load
-                if more and now_mb is not None and last_mb is not None and baseline is not None:
-                    baseline += max(0.0, now_mb - last_mb)  # the new sockets' and tables' memory
-                last_mb, last_load = now_mb, now_load
+                higher = now_load is not None and peak is not None and now_load > peak
+                if higher and now_mb is not None and last_mb is not None and baseline is not None:
+                    baseline += max(0.0, now_mb - last_mb)  # not garbage: it came with a new high
+                last_mb = now_mb
+                if higher:
+                    peak = now_load
                 grown = (
                     since_full >= _GROWTH_SPACING_S
                     and now_mb is not None
@@ -123,6 +129,7 @@ async def run_collector(
                 )
                 last_full = time.monotonic()
                 baseline = last_mb = resident_mb()
+                peak = None if load is None else load()
     finally:
         # Python's own collector takes over everything again, the garbage held frozen included (their
         # finalizers run at its next full collection), without a full collection's pause here.

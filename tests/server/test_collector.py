@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.server import collector
+from app.server import collector, timebase
 from app.server.collector import run_collector
 from tests.server.helpers import until
 
@@ -28,8 +28,10 @@ def _collections() -> list[int]:
 
 
 @pytest.fixture(autouse=True)
-def _thawed() -> Iterator[None]:
-    """Each test leaves the process's objects as it found them: none frozen by the collector."""
+def _thawed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test leaves the process's objects as it found them: none frozen by the collector, and the
+    tables' time as it was (a full collection here tells `timebase` it stood still)."""
+    monkeypatch.setattr(timebase._StoodStill, "ns", timebase._StoodStill.ns)
     yield
     gc.unfreeze()
 
@@ -116,7 +118,7 @@ async def test_no_full_collection_while_memory_stays(monkeypatch: pytest.MonkeyP
 async def test_growth_triggers_no_full_collection_within_a_minute_of_the_last(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    resident = iter(range(100, 100_000, 500))  # grows 500 MB at every reading, were it read
+    resident = iter(range(100, 100_000, 500))  # grows 500 MB at every reading
     monkeypatch.setattr(collector, "resident_mb", lambda: float(next(resident)))
     before = _collections()
     task = asyncio.create_task(run_collector(0.001, 3600, 128))
@@ -179,6 +181,30 @@ async def test_growth_at_a_steady_load_triggers_a_full_collection(readings: _Rea
     # Readings 1-10 came with more load (its memory); from the 11th on the load stays, and at 50 MB a
     # reading the 128 MB are passed at the third reading at that steady load.
     assert readings.full_after[0] == 10 + 3
+
+
+class _Churn(_Readings):
+    """Sockets come and go below the load's high: 10, 9, 10, 9, ... after the first reading's 10."""
+
+    def load(self) -> int:
+        return 10 - (self.memory_read + 1) % 2
+
+
+async def test_growth_while_sockets_come_and_go_below_the_high_triggers_a_full_collection(
+    readings: _Readings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    churn = _Churn(step_mb=50, growing=0)
+    monkeypatch.setattr(collector, "resident_mb", churn.resident_mb)
+    gc.callbacks.append(churn.on_collection)
+    task = asyncio.create_task(run_collector(0.001, 3600, 128, churn.load))
+    try:
+        await until(lambda: churn.full_after != [], "a full collection", timeout=30)
+    finally:
+        await _stopped(task)
+        gc.callbacks.remove(churn.on_collection)
+    # The load rose (9 to 10) at every other reading but never past its first 10: all the growth counts,
+    # and the 128 MB are passed at the fourth reading, as with no load at all.
+    assert churn.full_after[0] == 4
 
 
 def test_the_resident_memory_is_read_on_linux() -> None:
