@@ -66,7 +66,7 @@ JOIN_ASKS_BURST = 3
 def _load(ctx: ServerContext) -> int:
     """The sockets and tables this process holds: memory that grows with them is not the collector's
     garbage (`collector.run_collector`)."""
-    return len(ctx.tables) + sum(len(conns) for conns in ctx.user_connections.values())
+    return len(ctx.tables) + ctx.open_sockets()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

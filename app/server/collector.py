@@ -81,11 +81,16 @@ def collect_everything() -> int:
     return found
 
 
+def _no_load() -> int:
+    return 0
+
+
 async def run_collector(
-    young_s: float, full_s: float, growth_mb: float, load: Callable[[], int] | None = None
+    young_s: float, full_s: float, growth_mb: float, load: Callable[[], int] = _no_load
 ) -> None:
     """Collects on the loop's timer until cancelled; Python's trigger is off meanwhile (``growth_mb`` 0:
-    no growth trigger, only the interval). ``load``: how many sockets and tables the process holds now."""
+    no growth trigger, only the interval). ``load``: how many sockets and tables the process holds now
+    (by default none, so all growth counts)."""
     gc.disable()
     try:
         ticks = 0
@@ -93,7 +98,7 @@ async def run_collector(
         baseline = resident_mb()
         # The most sockets and tables held since the last full collection: memory grown while that rose is
         # theirs; sockets that come and go under it bring none that the last high did not.
-        last_mb, peak = baseline, None if load is None else load()
+        last_mb, peak = baseline, load()
         while True:
             await asyncio.sleep(young_s)
             ticks += 1
@@ -103,8 +108,8 @@ async def run_collector(
             overdue = since_full >= full_s
             grown = False
             if not overdue and growth_mb > 0 and ticks % _RSS_EVERY == 0:
-                now_mb, now_load = resident_mb(), None if load is None else load()
-                higher = now_load is not None and peak is not None and now_load > peak
+                now_mb, now_load = resident_mb(), load()
+                higher = now_load > peak
                 if higher and now_mb is not None and last_mb is not None and baseline is not None:
                     baseline += max(0.0, now_mb - last_mb)  # not garbage: it came with a new high
                 last_mb = now_mb
@@ -129,7 +134,7 @@ async def run_collector(
                 )
                 last_full = time.monotonic()
                 baseline = last_mb = resident_mb()
-                peak = None if load is None else load()
+                peak = load()
     finally:
         # Python's own collector takes over everything again, the garbage held frozen included (their
         # finalizers run at its next full collection), without a full collection's pause here.

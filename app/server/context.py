@@ -63,6 +63,10 @@ class ServerContext:
     # The table chat's message buckets (per user, per table), made on first use (`accounts.chat`).
     chat_limits: ChatLimits | None = None
 
+    def open_sockets(self) -> int:
+        """The websockets open at this process (every one has its user)."""
+        return sum(len(conns) for conns in self.user_connections.values())
+
 
 @dataclass(frozen=True, slots=True)
 class Pool:

@@ -146,7 +146,7 @@ async def render(ctx: ServerContext) -> bytes:
         counts[actor.status] = counts.get(actor.status, 0) + 1
     for status, count in counts.items():
         LIVE_TABLES.labels(status).set(count)
-    OPEN_SOCKETS.set(sum(len(conns) for conns in ctx.user_connections.values()))
+    OPEN_SOCKETS.set(ctx.open_sockets())
     async with ctx.sessions() as session:
         awaiting = await session.scalar(
             select(func.count()).select_from(InterruptedDeal).where(InterruptedDeal.adjudication.is_(None))
