@@ -54,6 +54,7 @@ from app.server.ratings import run_ratings
 from app.server.settings import Settings, get_settings, public_hosts
 from app.server.storage import GroupWriter
 from app.server.tables.registry import quiesce_all, recover_all, recover_owned, shutdown_all, watch_storage
+from app.server.timebase import hold_clocks_in_full_collections
 from app.server.tournaments import add_downtime_on_start, round_over, run_round_clocks
 from app.web import mount_site
 from app.web.api_docs import mount_api_docs
@@ -134,6 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         else:
             recovery = await recover_all(ctx)
         freeze_startup()
+        hold_clocks_in_full_collections()
         # The recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
         # One process of the site runs its own tasks: the tournaments' round clocks, the rating ladders.
@@ -172,6 +174,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if ctx.peers is not None:
                 await ctx.peers.close()
             await shutdown_all(ctx)
+            hold_clocks_in_full_collections(False)
             if ctx.shared_sockets is not None:
                 await ctx.shared_sockets.close()
             await writer.close()

