@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 import httpx
 import uvicorn
 from fastapi import FastAPI
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.auth.passwords import PasswordPool
 from app.auth.secret import load_token_secret
@@ -27,7 +28,7 @@ from app.server.cluster.worker import run_ticks
 from app.server.collector import freeze_startup, run_collector, tune_collector
 from app.server.connections import watch_readers
 from app.server.context import Pool, ServerContext
-from app.server.http.admission import Admission
+from app.server.http.admission import Admission, Places
 from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
@@ -49,6 +50,7 @@ from app.server.http.routes import (
 )
 from app.server.http.routes.insight import ROUTERS as INSIGHT_ROUTERS
 from app.server.http.ws import router as ws_router
+from app.server.http.ws import table_socket_id, table_socket_lane
 from app.server.logs import redact_credentials_in_server_logs
 from app.server.ratings import run_ratings
 from app.server.settings import Settings, get_settings, public_hosts
@@ -186,7 +188,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     redact_credentials_in_server_logs()
     docs = settings.api_docs
-    app = FastAPI(
+    app = ServerApp(
         title="Preferans table server",
         lifespan=lifespan,
         # FastAPI's own docs pages load their scripts from a CDN: ours are served by the app (app.web).
@@ -202,7 +204,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # does (inside the body limit: nothing oversized is forwarded).
         app.add_middleware(ForwardToOwner)
     # Inside the body limit (a slow body holds no slot), outside the forwarding (which may need the pool).
-    app.add_middleware(Admission, slots=settings.request_slots, running=settings.requests_running)
+    places = Places(settings.request_slots, settings.requests_running)
+    app.add_middleware(Admission, places=places)
+    app.table_sockets = Admission(table_socket_lane, places=places)
     app.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes, timeout=settings.body_timeout)
     socket_ports: tuple[int, ...] = ()
     if settings.workers > 1 and settings.public_port is not None:
@@ -241,6 +245,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         mount_api_docs(app)
     mount_site(app)
     return app
+
+
+class ServerApp(FastAPI):
+    """The app, whose tables' websockets skip its middleware stack and router for a lane of their own
+    (`table_sockets`: the handshake's admission, then `http.ws.table_socket`): a socket lives as long as
+    its player sits, and every layer it passed stays alive with it, coroutines, closures and exit stacks,
+    some two hundred objects a socket, which a full collection of the cycle collector scans with the loop
+    stopped (issue 24). The stack's layers do nothing for a websocket but pass it on: the HTTP
+    middlewares (body limit, security headers, forwarding) let it through, and the router's work is the
+    path's table id. Any other websocket path goes the stack's way, as every HTTP request."""
+
+    table_sockets: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and self.table_sockets is not None:
+            table_id = table_socket_id(scope)
+            if table_id is not None:
+                scope["app"] = self  # as Starlette sets it: the handler finds the server's context there
+                await self.table_sockets(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)
 
 
 def graceful_server(config: uvicorn.Config, app: FastAPI) -> uvicorn.Server:

@@ -71,15 +71,37 @@ def waiting_off_the_pool() -> None:
         own[0]()
 
 
-class Admission:
-    def __init__(self, app: ASGIApp, slots: int, running: int | None = None, retry_after_s: int = 1) -> None:
-        self.app = app
+class Places:
+    """The places and turns of an app's requests and handshakes, shared by each `Admission` in front of
+    a part of it (the app's middleware, and the lane that takes the tables' sockets before it)."""
+
+    def __init__(self, slots: int, running: int | None = None) -> None:
         self.slots = slots
         self.running = running or slots
-        self._turns: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
-        self.retry_after = str(retry_after_s).encode()
+        self.turns: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
         self.active = 0
         self.refused = 0
+
+    def turns_now(self) -> asyncio.Semaphore:
+        # One per event loop: an app served again on another loop (a test's client) starts afresh.
+        loop = asyncio.get_running_loop()
+        if self.turns is None or self.turns[0] is not loop:
+            self.turns = (loop, asyncio.Semaphore(self.running))
+        return self.turns[1]
+
+
+class Admission:
+    def __init__(
+        self,
+        app: ASGIApp,
+        slots: int = 0,
+        running: int | None = None,
+        retry_after_s: int = 1,
+        places: Places | None = None,
+    ) -> None:
+        self.app = app
+        self.places = Places(slots, running) if places is None else places
+        self.retry_after = str(retry_after_s).encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -87,20 +109,21 @@ class Admission:
         if kind not in ("http", "websocket") or not path.startswith(_PATHS) or path.startswith(_EXEMPT):
             await self.app(scope, receive, send)
             return
-        if self.active >= self.slots:
-            self.refused += 1
+        places = self.places
+        if places.active >= places.slots:
+            places.refused += 1
             await self._refuse(scope, send)
             return
-        self.active += 1
+        places.active += 1
         held = True
         turn = False
-        turns = self._turns_now()
+        turns = places.turns_now()
 
         def give_place() -> None:
             nonlocal held
             if held:
                 held = False
-                self.active -= 1
+                places.active -= 1
 
         def give_turn() -> None:
             nonlocal turn
@@ -135,13 +158,6 @@ class Admission:
         finally:
             _release.reset(token)
             release()
-
-    def _turns_now(self) -> asyncio.Semaphore:
-        # One per event loop: an app served again on another loop (a test's client) starts afresh.
-        loop = asyncio.get_running_loop()
-        if self._turns is None or self._turns[0] is not loop:
-            self._turns = (loop, asyncio.Semaphore(self.running))
-        return self._turns[1]
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
         body = json.dumps({"error": ErrorCode.BUSY, "message": _BUSY}).encode()

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.types import Receive, Scope, Send
 
 from app.db.models import User
 from app.protocol.codes import CloseCode, ErrorCode
@@ -277,6 +279,29 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         conn.close()
         actor.submit(Disconnect(conn))
         await conn.wait_sent()
+
+
+# A table's socket as `table_socket`'s route matches it (longer ids go the router's way, refused there).
+_TABLE_SOCKET = re.compile(r"/ws/tables/(\d{1,18})")
+
+
+def table_socket_id(scope: Scope) -> int | None:
+    """The table of a websocket scope for `table_socket` (None: another path)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    match = _TABLE_SOCKET.fullmatch(path)
+    return None if match is None else int(match.group(1))
+
+
+async def table_socket_lane(scope: Scope, receive: Receive, send: Send) -> None:
+    """`table_socket` as a bare ASGI app, for a scope whose path `table_socket_id` matched (and with
+    ``scope["app"]`` set): what `app.server.app.ServerApp` serves a table's socket with, not through the
+    app's middleware stack and router."""
+    table_id = table_socket_id(scope)
+    assert table_id is not None
+    await table_socket(WebSocket(scope, receive, send), table_id)
 
 
 def _resync_later(actor: TableActor, conn: Connection) -> None:

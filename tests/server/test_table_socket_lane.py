@@ -1,0 +1,106 @@
+"""A table's socket skips the app's middleware stack and router (`app.server.app.ServerApp`, issue 24): a
+socket lives as long as its player sits, and every layer it passed stays alive with it, which a full
+collection of the cycle collector scans with the loop stopped. In process: the sockets' coroutines are
+counted while one is open."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from app.auth.roles import Role
+from app.auth.users import create_user
+from app.db.engine import make_engine, make_sessionmaker
+from app.db.migrate import upgrade
+from app.server.app import create_app
+from app.server.settings import Settings
+
+PASSWORD = "a-long-password"
+
+
+async def _operator(url: str) -> None:
+    engine = make_engine(url)
+    try:
+        async with make_sessionmaker(engine)() as session, session.begin():
+            await create_user(session, "operator", PASSWORD, Role.OPERATOR)
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lane.db'}"
+    upgrade(url)
+    asyncio.run(_operator(url))
+    # Python's own collector (`gc_young_ms` 0): the server's would freeze the sockets' objects, out of
+    # `gc.get_objects`'s sight.
+    settings = Settings(database_url=url, token_secret="s" * 40, gc_young_ms=0)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def _bearer(client: TestClient) -> dict[str, str]:
+    response = client.post("/api/auth/login", json={"name": "operator", "password": PASSWORD})
+    assert response.status_code == 200, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+def _table(client: TestClient, headers: dict[str, str]) -> int:
+    room = client.post("/api/rooms", json={"name": "lane"}, headers=headers)
+    assert room.status_code == 201, room.text
+    table = client.post(f"/api/rooms/{room.json()['id']}/tables", json={}, headers=headers)
+    assert table.status_code == 201, table.text
+    return int(table.json()["id"])
+
+
+def _live_coroutines() -> list[str]:
+    return [o.cr_code.co_qualname for o in gc.get_objects() if isinstance(o, types.CoroutineType)]
+
+
+def test_a_table_socket_keeps_no_layer_of_the_apps_stack_alive(client: TestClient) -> None:
+    headers = _bearer(client)
+    table_id = _table(client, headers)
+    with client.websocket_connect(f"/ws/tables/{table_id}", headers=headers) as socket:
+        assert socket.receive_json()["type"] == "snapshot"
+        alive = _live_coroutines()
+        assert alive.count("table_socket") == 1  # the moment is the right one: the socket's handler waits
+        stack = {"Router.__call__", "ServerErrorMiddleware.__call__", "ExceptionMiddleware.__call__",
+                 "BodyLimit.__call__", "SecurityHeaders.__call__"}  # fmt: skip
+        assert not stack.intersection(alive), sorted(stack.intersection(alive))
+        socket.send_json({"type": "ping", "id": 7})  # and the socket works
+        kinds = [socket.receive_json()["type"] for _ in range(2)]  # (its presence comes too)
+        assert "pong" in kinds
+
+
+def _refused(client: TestClient, path: str, headers: dict[str, str] | None = None) -> tuple[str, int]:
+    """The error frame and close code a refused socket gets."""
+    with client.websocket_connect(path, headers=headers or {}) as socket:
+        error = socket.receive_json()["code"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_json()
+    return error, closed.value.code
+
+
+def test_the_lane_refuses_as_the_route_did(client: TestClient) -> None:
+    """What the route refused, the lane refuses the same way; paths it does not take go the router's."""
+    headers = _bearer(client)
+    assert _refused(client, "/ws/tables/999999", headers) == ("not_found", 4404)
+    assert _refused(client, "/ws/tables/1") == ("unauthorized", 4401)
+    assert _refused(client, "/ws/tables/1", {**headers, "Origin": "https://elsewhere.example"}) == (
+        "forbidden",
+        4403,
+    )
+    # Not a table's id: the router's own answer (FastAPI's validation closes the socket with 1008).
+    with (
+        pytest.raises(WebSocketDisconnect) as invalid,
+        client.websocket_connect("/ws/tables/abc", headers=headers),
+    ):
+        pass
+    assert invalid.value.code == 1008
