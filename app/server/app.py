@@ -72,7 +72,7 @@ def _load(ctx: ServerContext) -> int:
     return len(ctx.tables) + ctx.open_sockets()
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None) -> ServerApp:
     settings = settings or get_settings()
     # A tournament table's deals are analysed and broadcast only after its round (RULES.md §12).
     register_round_gate(round_over)
