@@ -90,6 +90,46 @@ class Places:
         return self.turns[1]
 
 
+class _Admitted:
+    """One admitted request's (or handshake's) place and turn, each given back once. An object, not
+    closures: a socket's lives as long as the socket (issue 24: what a full collection scans)."""
+
+    __slots__ = ("held", "places", "send", "turn", "turns")
+
+    def __init__(self, places: Places, turns: asyncio.Semaphore, send: Send) -> None:
+        self.places = places
+        self.turns = turns
+        self.send = send
+        self.held = True
+        self.turn = False
+
+    def give_place(self) -> None:
+        if self.held:
+            self.held = False
+            self.places.active -= 1
+
+    def give_turn(self) -> None:
+        if self.turn:
+            self.turn = False
+            self.turns.release()
+
+    def release(self) -> None:
+        self.give_place()
+        self.give_turn()
+
+    async def answered(self, message: Message) -> None:
+        # A socket's handshake is over once it is accepted or refused: its slot is free again.
+        if message["type"] in ("websocket.accept", "websocket.close", "websocket.http.response.start"):
+            self.release()
+        await self.send(message)
+
+    async def answering(self, message: Message) -> None:
+        # The answer is made: a client slow to read it does not hold the turn.
+        if message["type"] == "http.response.start":
+            self.give_turn()
+        await self.send(message)
+
+
 class Admission:
     def __init__(
         self,
@@ -115,49 +155,18 @@ class Admission:
             await self._refuse(scope, send)
             return
         places.active += 1
-        held = True
-        turn = False
-        turns = places.turns_now()
-
-        def give_place() -> None:
-            nonlocal held
-            if held:
-                held = False
-                places.active -= 1
-
-        def give_turn() -> None:
-            nonlocal turn
-            if turn:
-                turn = False
-                turns.release()
-
-        def release() -> None:
-            give_place()
-            give_turn()
-
-        async def answered(message: Message) -> None:
-            # A socket's handshake is over once it is accepted or refused: its slot is free again.
-            if message["type"] in ("websocket.accept", "websocket.close", "websocket.http.response.start"):
-                release()
-            await send(message)
-
-        async def answering(message: Message) -> None:
-            # The answer is made: a client slow to read it does not hold the turn.
-            if message["type"] == "http.response.start":
-                give_turn()
-            await send(message)
-
-        token = _release.set((asyncio.current_task(), give_place, give_turn))
+        admitted = _Admitted(places, places.turns_now(), send)
+        token = _release.set((asyncio.current_task(), admitted.give_place, admitted.give_turn))
         try:
             if kind == "http":
-                await turns.acquire()
-                turn = True
-                await self.app(scope, receive, answering)
+                await admitted.turns.acquire()
+                admitted.turn = True
+                await self.app(scope, receive, admitted.answering)
             else:
-                await self.app(scope, receive, answered)
+                await self.app(scope, receive, admitted.answered)
         finally:
             _release.reset(token)
-            release()
+            admitted.release()
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
         body = json.dumps({"error": ErrorCode.BUSY, "message": _BUSY}).encode()

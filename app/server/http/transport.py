@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import h11
+from uvicorn._types import ASGISendEvent
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
@@ -209,6 +210,13 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         release(self.transport)
+
+    async def send(self, message: ASGISendEvent) -> None:
+        await super().send(message)
+        if self.handshake_complete and self.response is not None:
+            # The handshake's request and response (their headers, a score of lists and dicts) are not
+            # read again once it is answered; kept, they lived as long as the socket (issue 24).
+            self.request = self.response = None  # type: ignore[assignment]
 
     def _may_send_now(self) -> bool:
         """``send`` would write at once: the transport takes data, and the socket is open and upgraded."""
