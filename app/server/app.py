@@ -137,7 +137,6 @@ def create_app(settings: Settings | None = None) -> ServerApp:
         else:
             recovery = await recover_all(ctx)
         freeze_startup()
-        hold_clocks_in_full_collections()
         # The recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
         # One process of the site runs its own tasks: the tournaments' round clocks, the rating ladders.
@@ -165,9 +164,11 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             )
         background.append(asyncio.create_task(watch_readers(ctx), name="watch-readers"))
         background.append(asyncio.create_task(metrics.watch_loop_lag(), name="loop-lag"))
+        hold_clocks_in_full_collections()  # (the collector above runs once this yields)
         try:
             yield
         finally:
+            hold_clocks_in_full_collections(False)  # first: nothing that fails below keeps it
             for task in background:
                 task.cancel()
             if ctx.cluster is not None:
@@ -176,7 +177,6 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             if ctx.peers is not None:
                 await ctx.peers.close()
             await shutdown_all(ctx)
-            hold_clocks_in_full_collections(False)
             if ctx.shared_sockets is not None:
                 await ctx.shared_sockets.close()
             await writer.close()
@@ -254,7 +254,10 @@ class ServerApp(FastAPI):
     some two hundred objects a socket, which a full collection of the cycle collector scans with the loop
     stopped (issue 24). The stack's layers do nothing for a websocket but pass it on: the HTTP
     middlewares (body limit, security headers, forwarding) let it through, and the router's work is the
-    path's table id. Any other websocket path goes the stack's way, as every HTTP request."""
+    path's table id. What the lane does without: the app's exception handlers (`table_socket` answers
+    every refusal itself, the database away included; after the accept they could only have failed to
+    answer, and an error is now logged as it was raised) and FastAPI's telemetry middleware (not set up
+    here). Any other websocket path goes the stack's way, as every HTTP request."""
 
     table_sockets: ASGIApp | None = None
 
@@ -262,7 +265,9 @@ class ServerApp(FastAPI):
         if scope["type"] == "websocket" and self.table_sockets is not None:
             table_id = table_socket_id(scope)
             if table_id is not None:
-                scope["app"] = self  # as Starlette sets it: the handler finds the server's context there
+                # As Starlette and the router set them: the handler finds the server's context in the app.
+                scope["app"] = self
+                scope["path_params"] = {"table_id": table_id}
                 await self.table_sockets(scope, receive, send)
                 return
         await super().__call__(scope, receive, send)

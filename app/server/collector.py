@@ -122,7 +122,7 @@ async def run_collector(
             if overdue or grown:
                 started = time.monotonic_ns()
                 found = collect_everything()
-                took = time.monotonic_ns() - started  # the tables' clocks did not run meanwhile (timebase)
+                took = time.monotonic_ns() - started
                 log.info(
                     "full collection (%s): %d unreachable objects, %.0f ms",
                     "memory grew" if grown else "interval",

@@ -28,6 +28,7 @@ class _StoodStill:
 
     ns = 0
     since: int | None = None
+    last = 0  # the latest `mono_ms` given
     holders = 0  # servers of this process that hold the clocks in full collections
 
 
@@ -36,7 +37,13 @@ def mono_ms() -> MonoMs:
     collection (a finalizer reading it) the moment the collection began."""
     since = _StoodStill.since
     now = time.monotonic_ns() if since is None else since
-    return MonoMs((now - _StoodStill.ns) // 1_000_000)
+    value = (now - _StoodStill.ns) // 1_000_000
+    # A full collection in another thread between this one's readings (Python's own trigger, with the
+    # server's collector off) would put this reading up to its length ahead of the next: never back.
+    if value < _StoodStill.last:
+        return MonoMs(_StoodStill.last)
+    _StoodStill.last = value
+    return MonoMs(value)
 
 
 def stood_still(ns: int) -> None:
@@ -51,16 +58,17 @@ def _on_collection(phase: str, info: dict[str, int]) -> None:
         return
     if phase == "start":
         _StoodStill.since = time.monotonic_ns()
-    elif _StoodStill.since is not None:
-        stood_still(time.monotonic_ns() - _StoodStill.since)
-        _StoodStill.since = None
+        return
+    since, _StoodStill.since = _StoodStill.since, None  # cleared first: the time must not stay frozen
+    if since is not None:
+        stood_still(time.monotonic_ns() - since)
 
 
 def hold_clocks_in_full_collections(hold: bool = True) -> None:
     """From now on (``hold`` False: no longer), every full collection of this process, whoever starts it
     (the server's collector, Python's own trigger in any thread), stops the tables' time with the process
     (`stood_still`). Counted: each server in the process (tests run several) asks and gives back once."""
-    _StoodStill.holders += 1 if hold else -1
+    _StoodStill.holders = max(0, _StoodStill.holders + (1 if hold else -1))
     if _StoodStill.holders > 0 and _on_collection not in gc.callbacks:
         gc.callbacks.append(_on_collection)
     elif _StoodStill.holders <= 0 and _on_collection in gc.callbacks:

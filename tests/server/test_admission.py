@@ -113,6 +113,20 @@ async def test_the_tables_sockets_lane_counts_in_the_same_places_as_the_app() ->
     await lane(socket_scope, _no_message, record)
     assert [m["type"] for m in handshakes] == ["websocket.accept"] and places.active == 0
 
+    # The other way round: a handshake not yet answered holds the one place from the API's requests.
+    answer = asyncio.Event()
+
+    async def slow_accept(scope: Scope, receive: Receive, send: Send) -> None:
+        await answer.wait()
+        await send({"type": "websocket.accept"})
+
+    waiting = asyncio.create_task(Admission(slow_accept, places=places)(socket_scope, _no_message, record))
+    await _until(lambda: places.active == 1)
+    assert (await _get(app, "/api/tables"))[0] == 503
+    answer.set()
+    await waiting
+    assert (await _get(app, "/api/tables"))[0] == 200
+
 
 async def _no_message() -> dict[str, Any]:
     raise AssertionError("nothing is read")

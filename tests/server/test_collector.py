@@ -30,7 +30,7 @@ def _collections() -> list[int]:
 @pytest.fixture(autouse=True)
 def _thawed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test leaves the process's objects as it found them: none frozen by the collector, and the
-    tables' time as it was (a full collection here tells `timebase` it stood still)."""
+    tables' time as it was (a server of another test in this process may hold it in full collections)."""
     monkeypatch.setattr(timebase._StoodStill, "ns", timebase._StoodStill.ns)
     yield
     gc.unfreeze()

@@ -10,16 +10,21 @@ import gc
 import types
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import uvicorn
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from uvicorn.server import ServerState
+from websockets.asyncio.client import connect
 
 from app.auth.roles import Role
 from app.auth.users import create_user
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.server.app import create_app
+from app.server.http.transport import WebSocketProtocol
 from app.server.settings import Settings
 
 PASSWORD = "a-long-password"
@@ -42,8 +47,13 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     # Python's own collector (`gc_young_ms` 0): the server's would freeze the sockets' objects, out of
     # `gc.get_objects`'s sight.
     settings = Settings(database_url=url, token_secret="s" * 40, gc_young_ms=0)
-    with TestClient(create_app(settings)) as test_client:
-        yield test_client
+    thresholds = gc.get_threshold()
+    try:
+        with TestClient(create_app(settings)) as test_client:
+            yield test_client
+    finally:  # the server's start froze what existed and set Python's thresholds
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 def _bearer(client: TestClient) -> dict[str, str]:
@@ -69,14 +79,44 @@ def test_a_table_socket_keeps_no_layer_of_the_apps_stack_alive(client: TestClien
     table_id = _table(client, headers)
     with client.websocket_connect(f"/ws/tables/{table_id}", headers=headers) as socket:
         assert socket.receive_json()["type"] == "snapshot"
+        gc.collect()  # (no garbage of the requests before counted as alive)
         alive = _live_coroutines()
         assert alive.count("table_socket") == 1  # the moment is the right one: the socket's handler waits
         stack = {"Router.__call__", "ServerErrorMiddleware.__call__", "ExceptionMiddleware.__call__",
                  "BodyLimit.__call__", "SecurityHeaders.__call__"}  # fmt: skip
         assert not stack.intersection(alive), sorted(stack.intersection(alive))
         socket.send_json({"type": "ping", "id": 7})  # and the socket works
-        kinds = [socket.receive_json()["type"] for _ in range(2)]  # (its presence comes too)
-        assert "pong" in kinds
+        assert [socket.receive_json()["type"] for _ in range(2)] == ["presence", "pong"]
+
+
+async def _accept_and_hold(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    await receive()
+    await send({"type": "websocket.accept"})
+    while (await receive())["type"] != "websocket.disconnect":
+        pass
+
+
+async def test_a_socket_drops_its_handshake_once_answered() -> None:
+    """The server's websocket protocol on a loop of this process: the handshake's request and response
+    (their headers) are not kept as long as the socket."""
+    config = uvicorn.Config(_accept_and_hold, ws=WebSocketProtocol, lifespan="off")
+    config.load()
+    state = ServerState()
+    protocol: Any = config.http_protocol_class
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: protocol(config=config, server_state=state, app_state={}), "127.0.0.1", 0
+    )
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with connect(f"ws://127.0.0.1:{port}/ws/tables/1") as ws:
+            await ws.send("hello")  # (read after the accept: the handshake is answered)
+            sockets = [c for c in state.connections if isinstance(c, WebSocketProtocol)]
+            assert len(sockets) == 1 and sockets[0].handshake_complete
+            assert sockets[0].request is None and sockets[0].response is None
+    finally:
+        server.close()
+        await server.wait_closed()
 
 
 def _refused(client: TestClient, path: str, headers: dict[str, str] | None = None) -> tuple[str, int]:

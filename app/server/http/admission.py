@@ -134,13 +134,17 @@ class Admission:
     def __init__(
         self,
         app: ASGIApp,
-        slots: int = 0,
+        slots: int | None = None,
         running: int | None = None,
         retry_after_s: int = 1,
+        *,
         places: Places | None = None,
     ) -> None:
+        """Its own ``slots`` places of which ``running`` run at once, or ``places`` shared with another."""
+        if (slots is None) == (places is None):
+            raise ValueError("an Admission takes either its own slots or shared places")
         self.app = app
-        self.places = Places(slots, running) if places is None else places
+        self.places = places if places is not None else Places(slots or 0, running)
         self.retry_after = str(retry_after_s).encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

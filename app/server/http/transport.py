@@ -173,7 +173,7 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
     A table's socket takes its text messages in the read that completes them (``on_text``), not from the
     queue in the app's task: a move reaches its table one turn of the loop sooner (a turn is milliseconds
-    under load), without a wake-up of that task through Starlette's and the middlewares' frames."""
+    under load), without a wake-up of that task and the frames it awaits in."""
 
     # Takes each text message in this read, instead of the app's task (`Connection.take_frames`).
     on_text: Callable[[str], None] | None = None

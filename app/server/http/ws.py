@@ -197,7 +197,13 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         await websocket.send_text(ErrorMessage(code=exc.code, message=exc.message).model_dump_json())
         await websocket.close(code=CloseCode.TRY_AGAIN)
         return
-    assert actor is not None
+    except BaseException:  # (the database away): the socket ends here, and is no longer counted
+        untrack(ctx, conn, table_id)
+        raise
+    if actor is None:  # left memory and could not be read back: nothing to serve
+        untrack(ctx, conn, table_id)
+        await websocket.close(code=CloseCode.TRY_AGAIN)
+        return
     conn.start()
     loop = asyncio.get_running_loop()
     expiry = loop.call_later(max(0.0, authority_ends - time.time()), _expire, conn)
@@ -281,8 +287,10 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         await conn.wait_sent()
 
 
-# A table's socket as `table_socket`'s route matches it (longer ids go the router's way, refused there).
-_TABLE_SOCKET = re.compile(r"/ws/tables/(\d{1,18})")
+# A table's socket path for the lane (`ServerApp`): ASCII digits, as the route's int takes no others
+# through the lane; bounded, so no client makes `int` read a long number (longer ids go the router's way
+# and are refused there as no table).
+_TABLE_SOCKET = re.compile(r"/ws/tables/([0-9]{1,18})")
 
 
 def table_socket_id(scope: Scope) -> int | None:
@@ -296,12 +304,10 @@ def table_socket_id(scope: Scope) -> int | None:
 
 
 async def table_socket_lane(scope: Scope, receive: Receive, send: Send) -> None:
-    """`table_socket` as a bare ASGI app, for a scope whose path `table_socket_id` matched (and with
-    ``scope["app"]`` set): what `app.server.app.ServerApp` serves a table's socket with, not through the
-    app's middleware stack and router."""
-    table_id = table_socket_id(scope)
-    assert table_id is not None
-    await table_socket(WebSocket(scope, receive, send), table_id)
+    """`table_socket` as a bare ASGI app, for a scope with the table in ``path_params`` and the app in
+    ``app`` (as the router sets them): what `app.server.app.ServerApp` serves a table's socket with, not
+    through the app's middleware stack and router."""
+    await table_socket(WebSocket(scope, receive, send), scope["path_params"]["table_id"])
 
 
 def _resync_later(actor: TableActor, conn: Connection) -> None:
