@@ -250,6 +250,13 @@ async def populate(url: str, tables: int, idle: int, duration: float, *, idle_ru
     return plan
 
 
+async def drain(ws: Any) -> None:
+    """Reads a client socket until it closes, keeping nothing (a watcher that must not fall behind)."""
+    with contextlib.suppress(websockets.ConnectionClosed):
+        async for _ in ws:
+            pass
+
+
 def token(user_id: int) -> str:
     from app.auth.tokens import issue_token
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import subprocess
@@ -35,6 +34,7 @@ import websockets
 from load import (  # the load bench's set-up (importing it puts the repository on the path, for `tests`)
     SECRET,
     _pg_admin,
+    drain,
     fresh_database,
     loop_cpu_s,
     pct,
@@ -49,12 +49,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.server.ports import free_ports
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-async def _drain(ws: Any) -> None:
-    with contextlib.suppress(websockets.ConnectionClosed):
-        async for _ in ws:
-            pass
 
 
 async def _timeouts_fired(http: httpx.AsyncClient) -> int:
@@ -78,7 +72,7 @@ async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[
                     ping_interval=None,
                 )
             )
-    readers = [asyncio.create_task(_drain(ws)) for ws in sockets]
+    readers = [asyncio.create_task(drain(ws)) for ws in sockets]
     walls: list[float] = []
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
         await http.get("/api/health")

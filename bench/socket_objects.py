@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
 import os
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import websockets
-from load import SECRET, populate, stop_server, token, wait_up  # (puts the repository on the path)
+from load import SECRET, drain, populate, stop_server, token, wait_up  # (puts the repository on the path)
 
 from tests.server.ports import free_ports
 
@@ -41,7 +40,7 @@ _STACK = "PREFERANS_BENCH_STACK"  # "1": the tables' sockets through the middlew
 
 
 def _count(*_: object) -> None:
-    """In the server (SIGUSR1): its tracked objects, a full collection's ms, its peak RSS."""
+    """In the server (SIGUSR1): its tracked objects, a full collection's ms, its resident memory."""
     from app.server.collector import resident_mb
 
     gc.unfreeze()
@@ -91,12 +90,6 @@ async def _connect(port: int, table_id: int, seat: int, user: int) -> Any:
     raise RuntimeError(f"table {table_id}: no socket")
 
 
-async def _drain(ws: Any) -> None:
-    with contextlib.suppress(websockets.ConnectionClosed):
-        async for _ in ws:
-            pass
-
-
 async def _counted(proc: subprocess.Popen[bytes], counts: Path, lines: int) -> dict[str, Any]:
     proc.send_signal(signal.SIGUSR1)
     for _ in range(600):
@@ -116,7 +109,7 @@ async def _drive(port: int, proc: subprocess.Popen[bytes], counts: Path, plan: A
             return await _connect(port, table_id, seat, user)
 
     sockets = await asyncio.gather(*(one(t, s, users[s]) for t, users in plan.active for s in range(3)))
-    readers = [asyncio.create_task(_drain(ws)) for ws in sockets]
+    readers = [asyncio.create_task(drain(ws)) for ws in sockets]
     await asyncio.sleep(1.0)
     after = await _counted(proc, counts, 2)
     for ws in sockets:
