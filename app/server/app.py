@@ -25,7 +25,7 @@ from app.server.analysis import AnalysisPool, register_round_gate
 from app.server.cluster.ownership import Cluster
 from app.server.cluster.peers import Peers
 from app.server.cluster.worker import run_ticks
-from app.server.collector import freeze_startup, run_collector, tune_collector
+from app.server.collector import freeze_startup, run_collector, thaw_startup, tune_collector
 from app.server.connections import watch_readers
 from app.server.context import Pool, ServerContext
 from app.server.http.admission import Admission, Places
@@ -133,10 +133,11 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             # The ownership tick's own small pool: never behind players' requests (issue 26 §1.2).
             tick_engine = make_engine(settings.database_url, 2, 2)
             tick_pool = Pool(tick_engine, make_sessionmaker(tick_engine))
+            freeze_startup()  # the app, before its tables: what it freezes is never garbage
             recovery = await recover_owned(ctx)
         else:
+            freeze_startup()
             recovery = await recover_all(ctx)
-        freeze_startup()
         # The recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
         # One process of the site runs its own tasks: the tournaments' round clocks, the rating ladders.
@@ -169,6 +170,7 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             yield
         finally:
             hold_clocks_in_full_collections(False)  # first: nothing that fails below keeps it
+            thaw_startup()
             for task in background:
                 task.cancel()
             if ctx.cluster is not None:

@@ -8,24 +8,26 @@ the new one, so at a steady load that count barely moves: with a threshold of 10
 the young generation held about 100,000 live objects (every table's current state) when a collection
 came, 40-50 ms every 2-3 s, and an older collection 120-260 ms (the acks' tail, timeouts up to 100 ms late).
 
-So after start what exists is frozen out of the collector's reach (`freeze_startup`), Python's own trigger
-is switched off, and the loop collects on a timer (`run_collector`): the young generation every
-``young_s`` (what it holds is at most that long old: 1-4 ms at that load), and what survives it is frozen
-at once, never scanned again. There is no middle generation: at 1,000 paced tables its collections found
-nothing at all (18 sampled, 2026-12-04) yet were two fifths of the collector's CPU, 4-5 % of the loop's, and
-stopped the loop 3-5 ms every 250 ms (30-40 ms once the loop fell behind); a table's state lives about a
-second, so each was scanned twice, young and middle, before it died. A cycle that outlives one young
-collection is freed by the next full collection: every ``full_s`` seconds, or sooner once the process's
-resident memory has grown by ``growth_mb`` since the last one (the garbage held is bounded by memory, not
-by time), a minute after it at the soonest. Growth that comes while the process takes on more sockets and
-tables than it held since the last one (``load`` at a new high) is theirs, not garbage's, and does not
-count: a full collection at 1,000 tables found nothing and stopped the loop 0.8 s (2026-12-05), and
-without this one came a minute after every start or restart, as the tables reconnected. Garbage that
-piles up while the load climbs to new highs waits for the interval; sockets that come and go below the
-high do not hide it. A
-full collection scans every object alive, those frozen at start too (half a second or more at 1,000
-tables, hence rare); the transports' cycles, the one kind of garbage that piled up between full
-collections, are broken on close (`http.transport.release`).
+So once the app is built, before the tables are read back, what exists (the modules, the app, its
+settings: some 150,000 objects, never garbage) is frozen out of the collector's reach for good
+(`freeze_startup`), Python's own trigger is switched off, and the loop collects on a timer
+(`run_collector`): the young generation every ``young_s`` (what it holds is at most that long old: 1-4 ms at
+that load). What survives it moves to an older generation that no young collection scans again. There is
+no middle collection: at 1,000 paced tables its collections found nothing at all (18 sampled, 2026-12-04)
+yet were two fifths of the collector's CPU, 4-5 % of the loop's, and stopped the loop 3-5 ms every 250 ms
+(30-40 ms once the loop fell behind); a table's state lives about a second, so each was scanned twice,
+young and middle, before it died. A cycle that outlives one young collection is freed by the next full
+collection (`collect_full`): every ``full_s`` seconds, or sooner once the process's resident memory has
+grown by ``growth_mb`` since the last one (the garbage held is bounded by memory, not by time), a minute
+after it at the soonest. Growth that comes while the process takes on more sockets and tables than it held
+since the last one (``load`` at a new high) is theirs, not garbage's, and does not count: a full collection
+at 1,000 tables found nothing and stopped the loop 0.8 s (2026-12-05), and without this one came a minute
+after every start or restart, as the tables reconnected. Garbage that piles up while the load climbs to
+new highs waits for the interval; sockets that come and go below the high do not hide it. A full
+collection scans every object made since the start (a quarter to half a second at 1,000 tables, hence
+rare), not those frozen at the start: scanning them too took a fifth of its time for nothing. The
+transports' cycles, the one kind of garbage that piled up between full collections, are broken on close
+(`http.transport.release`).
 
 ``young_s`` 0 leaves Python's trigger on with the given thresholds (`tune_collector`)."""
 
@@ -48,9 +50,18 @@ _GROWTH_SPACING_S = 60.0
 
 
 def freeze_startup() -> None:
-    """Moves every object alive now (the recovered tables, the app) out of the collector's reach."""
+    """Moves every object alive now out of the collector's reach until `thaw_startup`. Called once the app
+    is built and before any table is read back, so what it freezes lives as long as the app, but for a few
+    (a pooled database connection replaced, say), whose cycles wait for the app's stop; a table frozen here
+    would keep its garbage cycles as long."""
     gc.collect()
     gc.freeze()
+
+
+def thaw_startup() -> None:
+    """Gives what `freeze_startup` froze back to the collector (the app stops: tests run many in one
+    process)."""
+    gc.unfreeze()
 
 
 def tune_collector(thresholds: str) -> None:
@@ -70,13 +81,10 @@ def resident_mb() -> float | None:
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def collect_everything() -> int:
-    """A full collection, the frozen objects included; what survives is frozen again. Returns how many
+def collect_full() -> int:
+    """A full collection of every object made since the start (not those frozen then). Returns how many
     unreachable objects it found."""
-    gc.unfreeze()
-    found = gc.collect(2)
-    gc.freeze()
-    return found
+    return gc.collect(2)
 
 
 def _no_load() -> int:
@@ -100,8 +108,7 @@ async def run_collector(
         while True:
             await asyncio.sleep(young_s)
             ticks += 1
-            gc.collect(0)
-            gc.freeze()  # the survivors, out of every later young collection's scan
+            gc.collect(0)  # the survivors move to the next generation: no young collection scans them again
             since_full = time.monotonic() - last_full
             overdue = since_full >= full_s
             grown = False
@@ -121,7 +128,7 @@ async def run_collector(
                 )
             if overdue or grown:
                 started = time.monotonic_ns()
-                found = collect_everything()
+                found = collect_full()
                 took = time.monotonic_ns() - started
                 log.info(
                     "full collection (%s): %d unreachable objects, %.0f ms",
@@ -133,7 +140,6 @@ async def run_collector(
                 baseline = last_mb = resident_mb()
                 peak = load()
     finally:
-        # Python's own collector takes over everything again, the garbage held frozen included (their
-        # finalizers run at its next full collection), without a full collection's pause here.
-        gc.unfreeze()
+        # Python's own collector takes over again (the garbage held in the older generations is freed at
+        # its next full collection), without a full collection's pause here.
         gc.enable()

@@ -1,8 +1,9 @@
 """The cycle collector on the loop's timer (app.server.collector, issue 24): Python's own trigger is off
-while it runs, young garbage cycles are still freed, what survives a young collection is frozen (no later
-young collection scans it) until a full collection, which comes at its interval or once the resident
+while it runs, young garbage cycles are still freed, what survives a young collection waits (no later
+young collection scans it) for a full collection, which comes at its interval or once the resident
 memory has grown enough (a minute after the last at the soonest), and the trigger is back on once it
-stops."""
+stops. What exists when the server has built its app, before it reads its tables back, is frozen: no
+full collection scans it while the server runs."""
 
 from __future__ import annotations
 
@@ -10,12 +11,18 @@ import asyncio
 import gc
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
+from app.db.migrate import upgrade
 from app.server import collector, timebase
+from app.server.app import create_app
 from app.server.collector import run_collector
+from app.server.settings import Settings
 from tests.server.helpers import until
+from tests.server.test_table_socket_lane import bearer, open_room_table, operator
 
 
 class _Node:
@@ -57,21 +64,52 @@ async def test_the_loop_collects_young_cycles_with_pythons_trigger_off() -> None
     assert gc.isenabled()
 
 
-async def test_a_survivor_is_frozen_until_a_full_collection() -> None:
+async def test_a_survivor_waits_for_a_full_collection() -> None:
     task = asyncio.create_task(run_collector(0.005, 3600, 0))
     try:
         node: _Node | None = _Node()
         gone = weakref.ref(node)
         young = _collections()[0]
         await until(lambda: _collections()[0] >= young + 2, "two young collections", timeout=30)
-        node = None  # garbage now, but frozen: young collections no longer see it
+        node = None  # garbage now, but older: young collections no longer see it
         young = _collections()[0]
         await until(lambda: _collections()[0] >= young + 5, "five more young collections", timeout=30)
         assert gone() is not None
-        assert collector.collect_everything() >= 1
+        assert collector.collect_full() >= 1
         assert gone() is None
     finally:
         await _stopped(task)
+
+
+def test_a_full_collection_leaves_what_was_frozen_at_the_start() -> None:
+    before: _Node | None = _Node()
+    before_gone = weakref.ref(before)
+    collector.freeze_startup()
+    after: _Node | None = _Node()
+    after_gone = weakref.ref(after)
+    before = after = None  # both garbage now
+    collector.collect_full()
+    assert after_gone() is None
+    assert before_gone() is not None  # not scanned: frozen at the start
+    collector.thaw_startup()
+    gc.collect()
+    assert before_gone() is None
+
+
+def test_the_server_freezes_its_app_and_not_the_tables_it_reads_back(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'frozen.db'}"
+    upgrade(url)
+    asyncio.run(operator(url))
+    settings = Settings(database_url=url, token_secret="s" * 40)
+    with TestClient(create_app(settings)) as first:
+        table_id = open_room_table(first, bearer(first))
+    app = create_app(settings)
+    with TestClient(app):
+        ctx = app.state.ctx
+        tracked = {id(o) for o in gc.get_objects()}  # frozen objects are out of its sight
+        assert id(ctx.tables[table_id]) in tracked  # read back after the freeze: a full collection's
+        assert id(ctx) not in tracked  # built before: never scanned while the server runs
+    assert id(ctx) in {id(o) for o in gc.get_objects()}  # thawed once the app stopped
 
 
 async def test_a_full_collection_comes_at_its_interval() -> None:

@@ -30,7 +30,7 @@ from app.server.settings import Settings
 PASSWORD = "a-long-password"
 
 
-async def _operator(url: str) -> None:
+async def operator(url: str) -> None:
     engine = make_engine(url)
     try:
         async with make_sessionmaker(engine)() as session, session.begin():
@@ -43,18 +43,18 @@ async def _operator(url: str) -> None:
 def client(tmp_path: Path) -> Iterator[TestClient]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'lane.db'}"
     upgrade(url)
-    asyncio.run(_operator(url))
+    asyncio.run(operator(url))
     with TestClient(create_app(Settings(database_url=url, token_secret="s" * 40))) as test_client:
         yield test_client
 
 
-def _bearer(client: TestClient) -> dict[str, str]:
+def bearer(client: TestClient) -> dict[str, str]:
     response = client.post("/api/auth/login", json={"name": "operator", "password": PASSWORD})
     assert response.status_code == 200, response.text
     return {"Authorization": f"Bearer {response.json()['token']}"}
 
 
-def _table(client: TestClient, headers: dict[str, str]) -> int:
+def open_room_table(client: TestClient, headers: dict[str, str]) -> int:
     room = client.post("/api/rooms", json={"name": "lane"}, headers=headers)
     assert room.status_code == 201, room.text
     table = client.post(f"/api/rooms/{room.json()['id']}/tables", json={}, headers=headers)
@@ -71,8 +71,8 @@ def _live_coroutines() -> list[str]:
 
 
 def test_a_table_socket_keeps_no_layer_of_the_apps_stack_alive(client: TestClient) -> None:
-    headers = _bearer(client)
-    table_id = _table(client, headers)
+    headers = bearer(client)
+    table_id = open_room_table(client, headers)
     assert client.portal is not None
     # (The app's lifespan runs through the stack for as long as the app: its layers are alive already.)
     before = client.portal.call(_live_coroutines)
@@ -129,7 +129,7 @@ def _refused(client: TestClient, path: str, headers: dict[str, str] | None = Non
 
 def test_the_lane_refuses_as_the_route_did(client: TestClient) -> None:
     """What the route refused, the lane refuses the same way; paths it does not take go the router's."""
-    headers = _bearer(client)
+    headers = bearer(client)
     assert _refused(client, "/ws/tables/999999", headers) == ("not_found", 4404)
     assert _refused(client, "/ws/tables/1") == ("unauthorized", 4401)
     assert _refused(client, "/ws/tables/1", {**headers, "Origin": "https://elsewhere.example"}) == (
