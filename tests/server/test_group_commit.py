@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
 from app.auth.roles import Role
@@ -35,6 +35,7 @@ from app.server.tables.commands import Act, Connect, Sit
 from app.server.tables.registry import get_actor, shutdown_all
 from app.server.timebase import MonoMs, WallMs, wall_ms
 from tests.conftest import database_for
+from tests.server.helpers import until
 
 TABLES = 3
 
@@ -325,3 +326,40 @@ async def test_a_refused_row_fails_its_own_write_and_no_other_in_its_batch(ctx: 
             False,
             None,
         )
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'held.db'}"
+    upgrade(url)
+    return url
+
+
+async def test_the_sqlite_writer_holds_its_connection_from_batch_to_batch(sqlite_url: str) -> None:
+    """Its thread keeps one connection checked out for every batch (a check-out, reset and check-in per
+    batch were half its CPU beside the commit), and lets it go when a batch fails: the next batch, once
+    the database is back, takes the pool's connection again and commits."""
+    url = sqlite_url
+    writer = GroupWriter(make_writer_engine(url), window_ms=0.0, heartbeat_s=0.005)  # a batch a beat
+    assert writer._batch_engine is not None
+    checkouts: list[object] = []
+    event.listen(writer._batch_engine, "checkout", lambda dbapi, *_: checkouts.append(dbapi))
+    other = make_engine(url)
+    await writer.start()
+    try:
+        await until(lambda: writer.batches >= 5, "five batches", timeout=60)
+        assert len(checkouts) == 1
+        async with other.begin() as conn:  # the heartbeats' table goes away: every batch fails
+            await conn.execute(text("ALTER TABLE server_state RENAME TO server_state_away"))
+        await until(lambda: writer.failing_since is not None, "a failed batch", timeout=60)
+        async with other.begin() as conn:
+            await conn.execute(text("ALTER TABLE server_state_away RENAME TO server_state"))
+        await until(lambda: writer.failing_since is None, "a batch stored again", timeout=60)
+        stored, taken = writer.batches, len(checkouts)
+        assert taken >= 2  # given back after a failed batch, taken again by the next one
+        await until(lambda: writer.batches >= stored + 3, "three more batches", timeout=60)
+        assert len(checkouts) == taken  # and held since
+    finally:
+        await writer.close()
+        await writer.engine.dispose()
+        await other.dispose()

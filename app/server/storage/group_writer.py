@@ -30,7 +30,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.engine import make_sqlite_batch_engine
-from app.server.storage.batch import HEARTBEAT, Fence, Pending, Statement, run_sync
+from app.server.storage.batch import HEARTBEAT, Fence, HeldConnection, Pending, Statement
 from app.server.storage.clock_rows import Boot
 from app.server.storage.heartbeats import HEARTBEAT_PREFIX
 from app.server.storage.pg_batch import run_asyncpg
@@ -104,6 +104,7 @@ class GroupWriter:
         self._batch_thread = (
             None if self._batch_engine is None else ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         )
+        self._batch_conn = None if self._batch_engine is None else HeldConnection(self._batch_engine)
 
     async def start(self) -> None:
         async with self.engine.begin() as conn:
@@ -132,6 +133,8 @@ class GroupWriter:
             if not pending.done.done():
                 pending.done.set_exception(WriteRefused("the server is stopping"))
         if self._batch_thread is not None and self._batch_engine is not None:
+            if self._batch_conn is not None:
+                await asyncio.get_running_loop().run_in_executor(self._batch_thread, self._batch_conn.close)
             await asyncio.to_thread(self._batch_thread.shutdown, True)
             self._batch_engine.dispose()
 
@@ -209,9 +212,9 @@ class GroupWriter:
         # A hung database fails nothing: a batch still unanswered after `stall_s` is an outage too.
         stalled = asyncio.get_running_loop().call_later(self.stall_s, self._database_away)
         try:
-            if self._batch_thread is not None and self._batch_engine is not None:
+            if self._batch_thread is not None and self._batch_conn is not None:
                 loop = asyncio.get_running_loop()
-                await loop.run_in_executor(self._batch_thread, run_sync, self._batch_engine, fence)
+                await loop.run_in_executor(self._batch_thread, self._batch_conn.run, fence)
             elif not await run_asyncpg(self.engine, fence):
                 async with self.engine.begin() as conn:
                     if fence.query is not None:
