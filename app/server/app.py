@@ -79,6 +79,14 @@ def create_app(settings: Settings | None = None) -> ServerApp:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            async with serving(app):
+                yield
+        finally:
+            thaw_startup()  # what `serving` froze is the collector's again, whether it started or not
+
+    @asynccontextmanager
+    async def serving(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url, settings.db_pool_size, settings.db_max_overflow)
         sessions = make_sessionmaker(engine)
         executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="solver")
@@ -114,6 +122,9 @@ def create_app(settings: Settings | None = None) -> ServerApp:
         ctx.analysis = AnalysisPool(settings.analysis_workers, settings.analysis_backlog)
         app.state.ctx = ctx
         watch_storage(ctx)  # every table freezes while the database is away (RULES §8.6)
+        # The app as built, before a database connection or a table is made: what lives as long as the app
+        # is left out of every full collection's scan while it serves (`collector.freeze_startup`).
+        freeze_startup()
         await writer.start()
         background = []
         if settings.workers > 1 and settings.worker_slot is not None:
@@ -133,10 +144,8 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             # The ownership tick's own small pool: never behind players' requests (issue 26 §1.2).
             tick_engine = make_engine(settings.database_url, 2, 2)
             tick_pool = Pool(tick_engine, make_sessionmaker(tick_engine))
-            freeze_startup()  # the app, before its tables: what it freezes is never garbage
             recovery = await recover_owned(ctx)
         else:
-            freeze_startup()
             recovery = await recover_all(ctx)
         # The recovered tables' clocks run from here (RULES §8.1).
         await recovery.resume(ctx)
@@ -170,7 +179,6 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             yield
         finally:
             hold_clocks_in_full_collections(False)  # first: nothing that fails below keeps it
-            thaw_startup()
             for task in background:
                 task.cancel()
             if ctx.cluster is not None:

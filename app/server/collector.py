@@ -8,9 +8,9 @@ the new one, so at a steady load that count barely moves: with a threshold of 10
 the young generation held about 100,000 live objects (every table's current state) when a collection
 came, 40-50 ms every 2-3 s, and an older collection 120-260 ms (the acks' tail, timeouts up to 100 ms late).
 
-So once the app is built, before the tables are read back, what exists (the modules, the app, its
-settings: some 150,000 objects, never garbage) is frozen out of the collector's reach for good
-(`freeze_startup`), Python's own trigger is switched off, and the loop collects on a timer
+So once the app is built, before it opens a database connection or reads a table back, what exists (the
+modules, the app: some 150,000 objects that live as long as it) is frozen out of the collector's reach
+while it serves (`freeze_startup`), Python's own trigger is switched off, and the loop collects on a timer
 (`run_collector`): the young generation every ``young_s`` (what it holds is at most that long old: 1-4 ms at
 that load). What survives it moves to an older generation that no young collection scans again. There is
 no middle collection: at 1,000 paced tables its collections found nothing at all (18 sampled, 2026-12-04)
@@ -24,8 +24,9 @@ since the last one (``load`` at a new high) is theirs, not garbage's, and does n
 at 1,000 tables found nothing and stopped the loop 0.8 s (2026-12-05), and without this one came a minute
 after every start or restart, as the tables reconnected. Garbage that piles up while the load climbs to
 new highs waits for the interval; sockets that come and go below the high do not hide it. A full
-collection scans every object made since the start (a quarter to half a second at 1,000 tables, hence
-rare), not those frozen at the start: scanning them too took a fifth of its time for nothing. The
+collection scans every object made since the start (0.2 s at 1,000 tables' idle sockets, about twice
+that under play; hence rare), not those frozen at the start: scanning them too took a quarter to a third
+of its time, for nothing. The
 transports' cycles, the one kind of garbage that piled up between full collections, are broken on close
 (`http.transport.release`).
 
@@ -51,9 +52,10 @@ _GROWTH_SPACING_S = 60.0
 
 def freeze_startup() -> None:
     """Moves every object alive now out of the collector's reach until `thaw_startup`. Called once the app
-    is built and before any table is read back, so what it freezes lives as long as the app, but for a few
-    (a pooled database connection replaced, say), whose cycles wait for the app's stop; a table frozen here
-    would keep its garbage cycles as long."""
+    is built, before it opens a database connection or reads a table back, so what it freezes lives as
+    long as the app (a table or a connection frozen here would keep its garbage cycles until the app
+    stops). It acts on the whole process: two apps in one process (the tests) freeze and thaw each other's
+    objects too, which only changes what a full collection scans meanwhile."""
     gc.collect()
     gc.freeze()
 

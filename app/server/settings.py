@@ -125,8 +125,9 @@ class Settings(BaseSettings):
     # to the last beat, so a crash gives back at most this much thinking time and never charges downtime.
     heartbeat_interval: float = Field(1.0, gt=0)
     # The cycle collector runs on the loop's timer (app.server.collector): the young generation every
-    # `gc_young_ms` (its survivors frozen), everything every `gc_full_interval` seconds or once the resident
-    # memory grew `gc_full_growth_mb` since the last full collection (0: no growth trigger).
+    # `gc_young_ms` (no young collection scans its survivors again), everything made since the start every
+    # `gc_full_interval` seconds or once the resident memory grew `gc_full_growth_mb` since the last full
+    # collection (0: no growth trigger).
     # `gc_young_ms` 0: Python's own trigger with `gc_thresholds` (gen0, gen1, gen2; empty: its defaults).
     gc_young_ms: float = Field(50.0, ge=0)
     gc_full_interval: float = Field(3600.0, gt=0)

@@ -22,7 +22,7 @@ from app.server.app import create_app
 from app.server.collector import run_collector
 from app.server.settings import Settings
 from tests.server.helpers import until
-from tests.server.test_table_socket_lane import bearer, open_room_table, operator
+from tests.server.in_process import add_operator, bearer, open_room_table
 
 
 class _Node:
@@ -99,7 +99,7 @@ def test_a_full_collection_leaves_what_was_frozen_at_the_start() -> None:
 def test_the_server_freezes_its_app_and_not_the_tables_it_reads_back(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'frozen.db'}"
     upgrade(url)
-    asyncio.run(operator(url))
+    asyncio.run(add_operator(url))
     settings = Settings(database_url=url, token_secret="s" * 40)
     with TestClient(create_app(settings)) as first:
         table_id = open_room_table(first, bearer(first))

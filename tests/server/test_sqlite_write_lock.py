@@ -58,7 +58,7 @@ async def test_a_batch_waits_for_the_write_lock_in_its_thread_while_the_loop_goe
         assert writer.batches == 1
         assert await _stored_beat(writer) == str(beat)
 
-        # The connection went back to its pool out of its transaction: the next batch commits too.
+        # The writer's connection is out of its transaction: the next batch commits too.
         await writer.commit(1, None, StepWrite())
         assert writer.batches == 2
         holder.execute("BEGIN IMMEDIATE")  # and the writer holds no lock between batches

@@ -19,47 +19,20 @@ from starlette.websockets import WebSocketDisconnect
 from uvicorn.server import ServerState
 from websockets.asyncio.client import connect
 
-from app.auth.roles import Role
-from app.auth.users import create_user
-from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.server.app import create_app
 from app.server.http.transport import WebSocketProtocol
 from app.server.settings import Settings
-
-PASSWORD = "a-long-password"
-
-
-async def operator(url: str) -> None:
-    engine = make_engine(url)
-    try:
-        async with make_sessionmaker(engine)() as session, session.begin():
-            await create_user(session, "operator", PASSWORD, Role.OPERATOR)
-    finally:
-        await engine.dispose()
+from tests.server.in_process import add_operator, bearer, open_room_table
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'lane.db'}"
     upgrade(url)
-    asyncio.run(operator(url))
+    asyncio.run(add_operator(url))
     with TestClient(create_app(Settings(database_url=url, token_secret="s" * 40))) as test_client:
         yield test_client
-
-
-def bearer(client: TestClient) -> dict[str, str]:
-    response = client.post("/api/auth/login", json={"name": "operator", "password": PASSWORD})
-    assert response.status_code == 200, response.text
-    return {"Authorization": f"Bearer {response.json()['token']}"}
-
-
-def open_room_table(client: TestClient, headers: dict[str, str]) -> int:
-    room = client.post("/api/rooms", json={"name": "lane"}, headers=headers)
-    assert room.status_code == 201, room.text
-    table = client.post(f"/api/rooms/{room.json()['id']}/tables", json={}, headers=headers)
-    assert table.status_code == 201, table.text
-    return int(table.json()["id"])
 
 
 def _live_coroutines() -> list[str]:

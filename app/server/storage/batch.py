@@ -91,8 +91,10 @@ class Fence:
 class HeldConnection:
     """The SQLite writer thread's connection, held from one batch to the next: taken from the engine's pool
     and given back for every batch, its check-out, its reset (a rollback) and its check-in were half of the
-    writer thread's CPU beside the commit's own (issue 24). Used from that one thread; a batch that fails
-    other than by a refused row lets it go, and the next batch takes a fresh one."""
+    writer thread's CPU beside the commit's own (issue 24). It holds no transaction between batches (a
+    batch's own ends at its commit or rollback), so no lock either. Used from that one thread; a batch that
+    fails other than by a refused row discards it (invalidated: the pool opens a new one for the next
+    batch, should the file or the handle be what failed)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -110,7 +112,9 @@ class HeldConnection:
         except IntegrityError:
             raise  # the database answered: its transaction is rolled back, the connection is sound
         except BaseException:
-            self.close()
+            self._conn = None
+            conn.invalidate()
+            conn.close()
             raise
 
     def close(self) -> None:
