@@ -271,10 +271,10 @@ def relay_app() -> Any:
     to the sender and one update (encoded once per seat) to each seat of the table.
 
     It collects cycles as the server does (`app.server.collector`, with the server's settings: what exists
-    at the start frozen, the young generation on a timer, its survivors out of later young collections): with Python's own trigger, one full
-    collection of its sockets' objects in each run's window, 300 ms that found nothing (2026-12-04, 1,000
-    tables), was the relay's whole ack p99, so the ratios of the p99s compared the server with that pause,
-    not with a relay."""
+    at the start frozen, the young generation on a timer, its survivors out of later young collections):
+    with Python's own trigger, one full collection of its sockets' objects in each run's window, 300 ms
+    that found nothing (2026-12-04, 1,000 tables), was the relay's whole ack p99, so the ratios of the
+    p99s compared the server with that pause, not with a relay."""
     from app.server.collector import freeze_startup, run_collector, tune_collector
     from app.server.settings import Settings
 
