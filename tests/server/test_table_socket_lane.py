@@ -20,6 +20,7 @@ from uvicorn.server import ServerState
 from websockets.asyncio.client import connect
 
 from app.db.migrate import upgrade
+from app.db.models import User
 from app.server.app import create_app
 from app.server.http.transport import WebSocketProtocol
 from app.server.settings import Settings
@@ -59,6 +60,25 @@ def test_a_table_socket_keeps_no_layer_of_the_apps_stack_alive(client: TestClien
         assert [alive.count(layer) for layer in stack] == [before.count(layer) for layer in stack]
         socket.send_json({"type": "ping", "id": 7})  # and the socket works
         assert [socket.receive_json()["type"] for _ in range(2)] == ["presence", "pong"]
+
+
+def _live_users() -> int:
+    """The ORM's user objects alive on the server (as `_live_coroutines`)."""
+    gc.unfreeze()
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, User))
+
+
+def test_a_table_socket_keeps_no_orm_user_alive(client: TestClient) -> None:
+    """The socket's handler lives as long as the socket; the user it authenticated (an ORM object with its
+    state and dicts) does not, once the connection has what it needs of him."""
+    headers = bearer(client)
+    table_id = open_room_table(client, headers)
+    assert client.portal is not None
+    before = client.portal.call(_live_users)
+    with client.websocket_connect(f"/ws/tables/{table_id}", headers=headers) as socket:
+        assert socket.receive_json()["type"] == "snapshot"
+        assert client.portal.call(_live_users) == before
 
 
 async def _accept_and_hold(scope: dict[str, Any], receive: Any, send: Any) -> None:

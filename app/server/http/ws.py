@@ -182,6 +182,9 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         queue_bytes=settings.send_queue_bytes,
         generation=user.token_generation,
     )
+    # This frame lives as long as the socket: the ORM's user (its state, its dicts, its session's weak
+    # reference) would too, objects that every full collection scans (issue 24).
+    del user
     track(ctx, conn, table_id)  # no await since the count above: the caps hold
     try:
         await websocket.accept()
