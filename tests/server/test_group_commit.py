@@ -343,12 +343,11 @@ async def test_the_sqlite_writer_holds_its_connection_from_batch_to_batch(sqlite
     """Its thread keeps one connection checked out for every batch (a check-out, reset and check-in per
     batch were half its CPU beside the commit), and discards it when a batch fails: the next batch takes
     a new one from the pool, and once the database is back it commits and is held again."""
-    url = sqlite_url
-    writer = GroupWriter(make_writer_engine(url), window_ms=0.0, heartbeat_s=0.005)  # a batch a beat
+    writer = GroupWriter(make_writer_engine(sqlite_url), window_ms=0.0, heartbeat_s=0.005)  # a batch a beat
     assert writer._batch_engine is not None
     checkouts: list[object] = []
     event.listen(writer._batch_engine, "checkout", lambda dbapi, *_: checkouts.append(dbapi))
-    other = make_engine(url)
+    other = make_engine(sqlite_url)
     await writer.start()
     try:
         await until(lambda: writer.batches >= 5, "five batches", timeout=60)

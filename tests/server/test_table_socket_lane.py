@@ -36,49 +36,38 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield test_client
 
 
-def _live_coroutines() -> list[str]:
-    """On the server's loop, between two of its collector's turns: what its young collections froze is
-    thawed first (frozen objects are out of `gc.get_objects`'s sight), garbage collected."""
+def _alive() -> list[str]:
+    """The coroutines (by name) and the ORM's users ("User") alive on the server, read on its loop between
+    two of its collector's turns: what the app froze is thawed first (frozen objects are out of
+    `gc.get_objects`'s sight), garbage collected."""
     gc.unfreeze()
     gc.collect()
-    return [o.cr_code.co_qualname for o in gc.get_objects() if isinstance(o, types.CoroutineType)]
+    return [
+        o.cr_code.co_qualname if isinstance(o, types.CoroutineType) else "User"
+        for o in gc.get_objects()
+        if isinstance(o, types.CoroutineType | User)
+    ]
 
 
 def test_a_table_socket_keeps_no_layer_of_the_apps_stack_alive(client: TestClient) -> None:
+    """Nor the ORM's user its handler authenticated (an object with its state and dicts), once the
+    connection has what it needs of him."""
     headers = bearer(client)
     table_id = open_room_table(client, headers)
     assert client.portal is not None
     # (The app's lifespan runs through the stack for as long as the app: its layers are alive already.)
-    before = client.portal.call(_live_coroutines)
+    before = client.portal.call(_alive)
     with client.websocket_connect(f"/ws/tables/{table_id}", headers=headers) as socket:
         assert socket.receive_json()["type"] == "snapshot"
-        alive = client.portal.call(_live_coroutines)
+        alive = client.portal.call(_alive)
         # The moment is the right one: the socket's handler waits for its frames.
         assert alive.count("table_socket") == before.count("table_socket") + 1
         stack = ("Router.__call__", "ServerErrorMiddleware.__call__", "ExceptionMiddleware.__call__",
                  "BodyLimit.__call__", "SecurityHeaders.__call__")  # fmt: skip
         assert [alive.count(layer) for layer in stack] == [before.count(layer) for layer in stack]
+        assert alive.count("User") == before.count("User")
         socket.send_json({"type": "ping", "id": 7})  # and the socket works
         assert [socket.receive_json()["type"] for _ in range(2)] == ["presence", "pong"]
-
-
-def _live_users() -> int:
-    """The ORM's user objects alive on the server (as `_live_coroutines`)."""
-    gc.unfreeze()
-    gc.collect()
-    return sum(1 for o in gc.get_objects() if isinstance(o, User))
-
-
-def test_a_table_socket_keeps_no_orm_user_alive(client: TestClient) -> None:
-    """The socket's handler lives as long as the socket; the user it authenticated (an ORM object with its
-    state and dicts) does not, once the connection has what it needs of him."""
-    headers = bearer(client)
-    table_id = open_room_table(client, headers)
-    assert client.portal is not None
-    before = client.portal.call(_live_users)
-    with client.websocket_connect(f"/ws/tables/{table_id}", headers=headers) as socket:
-        assert socket.receive_json()["type"] == "snapshot"
-        assert client.portal.call(_live_users) == before
 
 
 async def _accept_and_hold(scope: dict[str, Any], receive: Any, send: Any) -> None:

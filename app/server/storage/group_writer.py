@@ -133,10 +133,9 @@ class GroupWriter:
             if not pending.done.done():
                 pending.done.set_exception(WriteRefused("the server is stopping"))
         if self._batch_thread is not None and self._batch_engine is not None:
-            held, self._batch_conn = self._batch_conn, None  # (a second close finds nothing to close)
-            if held is not None:
-                await asyncio.get_running_loop().run_in_executor(self._batch_thread, held.close)
             await asyncio.to_thread(self._batch_thread.shutdown, True)
+            if self._batch_conn is not None:  # its thread is done: nothing uses the connection now
+                await asyncio.to_thread(self._batch_conn.close)
             self._batch_engine.dispose()
 
     async def commit(self, table_id: int, version: int | None, write: StepWrite) -> None:
@@ -213,9 +212,7 @@ class GroupWriter:
         # A hung database fails nothing: a batch still unanswered after `stall_s` is an outage too.
         stalled = asyncio.get_running_loop().call_later(self.stall_s, self._database_away)
         try:
-            if self._batch_thread is not None:
-                if self._batch_conn is None:
-                    raise WriteRefused("the writer is closed")
+            if self._batch_thread is not None and self._batch_conn is not None:
                 loop = asyncio.get_running_loop()
                 await loop.run_in_executor(self._batch_thread, self._batch_conn.run, fence)
             elif not await run_asyncpg(self.engine, fence):
