@@ -10,7 +10,7 @@ By default one invocation makes ``--runs`` (3) runs of the server and as many of
 same load, alternating, each in a process of its own; it prints each run's JSON line and then a summary
 line: the machine (CPU model, cores, load average before and after), each figure's spread over the runs
 (min, max) and each server run's ratio to the relay run beside it (``x_relay``: ack p99, CPU per ack,
-acks/s). A figure compares only with figures of the same invocation: the machine may be shared.
+acks/s, CPU per socket connected). A figure compares only with figures of the same invocation: the machine may be shared.
 
 Starts the server (``python -m app serve``) on a fresh database (a temporary SQLite file, or a fresh
 ``preferans_bench_<hex>`` database on the PostgreSQL server of ``--database``, dropped afterwards), with
@@ -798,9 +798,12 @@ async def drive(
                     await load.connect(sock, user)
 
             connects.append(open_one())
-    started = time.monotonic()
+    started, connect_cpu0, connect_client0 = time.monotonic(), proc_cpu_s(pid), time.process_time()
     await asyncio.gather(*connects)
     connect_s = time.monotonic() - started
+    # What the server spent accepting them (handshakes, each socket's checks, reading its table back and
+    # its first snapshot): what a restart costs while every client comes back at once.
+    connect_cpu, connect_client = proc_cpu_s(pid) - connect_cpu0, time.process_time() - connect_client0
     # The client is the instrument: a pause of its own is counted as the server's latency. Its cycle
     # collector's were the largest (a young collection every 50 ms, an older one every 250 ms that scanned
     # every socket's objects made since: 15-25 % of the client's CPU samples, its loop's p99 lag 25-50 ms).
@@ -875,6 +878,8 @@ async def drive(
     return {
         "sockets": sum(len(t.socks) for t in tables),
         "connect_s": round(connect_s, 1),
+        "connect_cpu_ms_per_socket": round(1000 * connect_cpu / max(1, len(connects)), 3),
+        "connect_client_cpu_ms_per_socket": round(1000 * connect_client / max(1, len(connects)), 3),
         "seconds": round(elapsed, 1),
         "acks": s.acks,
         "acks_per_s": round(s.acks / elapsed, 1),
@@ -1071,6 +1076,7 @@ def figures(run: dict[str, Any]) -> dict[str, float | None]:
         "ack_p99_ms": run["ack_ms"]["p99"],
         "cpu_ms_per_ack": server,
         "acks_per_s": run["acks_per_s"],
+        "connect_cpu_ms_per_socket": run.get("connect_cpu_ms_per_socket"),
         "cpu_with_database_ms_per_ack": None if database is None or server is None else server + database,
     }
 
@@ -1090,7 +1096,7 @@ _RELAY_FIGURE = {"cpu_with_database_ms_per_ack": "cpu_ms_per_ack"}
 def summary(server: list[dict[str, Any]], relay: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's spread over the runs, and each run's ratio to the relay run beside it."""
     out: dict[str, Any] = {"runs": len(server)}
-    names = ["ack_p99_ms", "cpu_ms_per_ack", "acks_per_s"]
+    names = ["ack_p99_ms", "cpu_ms_per_ack", "acks_per_s", "connect_cpu_ms_per_socket"]
     if server and all(r.get("database_cpu_ms_per_ack") is not None for r in server):
         names.append("cpu_with_database_ms_per_ack")
     for label, runs in (("server", server), ("relay", relay)):
