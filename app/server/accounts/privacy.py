@@ -15,10 +15,10 @@ invite is withdrawn stays taken.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, exists, or_, select, true
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import ColumnElement, Select, bindparam, exists, or_, outerjoin, select, true
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.auth.roles import Role
 from app.db.models import GameTable, Room, RoomInvite, TableSeat, User
@@ -34,7 +34,12 @@ if TYPE_CHECKING:
 
 def is_staff(room: Room, user: User) -> bool:
     """The room's operator or an administrator: they act on the room and may sit and watch there."""
-    return room.operator_id == user.id or Role(user.role).allows(Role.ADMIN)
+    return staff_of(room.operator_id, user.id, user.role)
+
+
+def staff_of(operator_id: int, user_id: int, role: str) -> bool:
+    """`is_staff` of values read without the ORM."""
+    return operator_id == user_id or Role(role).allows(Role.ADMIN)
 
 
 async def is_invited(session: AsyncSession, room_id: int, user_id: int) -> bool:
@@ -52,9 +57,14 @@ class Access:
 
 def access_of(room: Room, user: User, invited: bool) -> Access:
     """What ``user`` may do in ``room``, given whether he is on its list of invited players."""
-    if not room.private or is_staff(room, user):
+    return access(room.private, room.spectators, is_staff(room, user), invited)
+
+
+def access(private: bool, spectators: bool, staff: bool, invited: bool) -> Access:
+    """`access_of` of values read without the ORM."""
+    if not private or staff:
         return Access(may_sit=True, may_watch=True)
-    return Access(may_sit=invited, may_watch=invited or room.spectators)
+    return Access(may_sit=invited, may_watch=invited or spectators)
 
 
 def invited_here() -> ColumnElement[bool]:
@@ -123,16 +133,48 @@ async def table_room(session: AsyncSession, table_id: int) -> Room | None:
     )
 
 
-async def may_watch_table(session: AsyncSession, table_id: int, user: User) -> bool:
-    """Whether ``user`` may open the table's socket; an unknown table passes (it is refused as not found)."""
-    room = await table_room(session, table_id)
-    if room is None:
-        return True
-    try:
-        await require_watch(session, room, user, table_id)
-    except ApiError:
-        return False
-    return True
+@dataclass(frozen=True, slots=True)
+class SocketCaller:
+    """What a table's socket is decided on, read in one statement (`socket_caller`): the user's account
+    and whether he may watch the table (an unknown table passes: it is refused as not found)."""
+
+    id: int
+    name: str
+    token_generation: int
+    disabled: bool
+    may_watch: bool
+
+
+def _socket_read() -> Select[*tuple[Any, ...]]:
+    """The user and the table's room with whether he is invited there and seated at the table (bound:
+    ``user``, ``table``), built once (a statement built per socket costs the loop more than its read)."""
+    seated = exists().where(TableSeat.table_id == bindparam("table"), TableSeat.user_id == User.id)
+    joined = outerjoin(User, GameTable, GameTable.id == bindparam("table")).outerjoin(
+        Room, Room.id == GameTable.room_id
+    )
+    columns = (User.id, User.name, User.role, User.token_generation, User.disabled)
+    room = (Room.id, Room.private, Room.spectators, Room.operator_id)
+    read = select(*columns, *room, invited_here(), seated).select_from(joined)
+    return read.where(User.id == bindparam("user"))
+
+
+_SOCKET_READ = _socket_read()
+
+
+async def socket_caller(db: AsyncConnection, user_id: int, table_id: int) -> SocketCaller | None:
+    """The user opening ``table_id``'s socket and whether he may watch it (None: no such user), in one
+    statement on a plain connection: a socket opened cost two reads through an ORM session, and a restart's
+    thousands of sockets coming back at once waited for them (issue 24)."""
+    row = (await db.execute(_SOCKET_READ, {"user": user_id, "table": table_id})).first()
+    if row is None:
+        return None
+    uid, name, role, generation, disabled, room_id, private, spectators, operator_id, invited, seated = row
+    may_watch = (
+        room_id is None
+        or access(private, spectators, staff_of(operator_id, uid, role), bool(invited)).may_watch
+        or bool(seated)  # seated before the room turned private: he keeps the view (require_watch)
+    )
+    return SocketCaller(uid, name, generation, bool(disabled), may_watch)
 
 
 async def close_unwelcome_watchers(ctx: ServerContext, session: AsyncSession, room: Room) -> int:

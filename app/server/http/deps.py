@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Protocol, TypeVar
 
 from fastapi import Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -61,7 +61,20 @@ async def live_user(session: AsyncSession, user_id: int, generation: int) -> Use
     return require_live(await session.get(User, user_id), generation)
 
 
-def require_live(user: User | None, generation: int) -> User:
+class Account(Protocol):
+    """What `require_live` checks: an ORM user, or the columns of one read without the ORM."""
+
+    @property
+    def disabled(self) -> bool: ...
+
+    @property
+    def token_generation(self) -> int: ...
+
+
+AccountT = TypeVar("AccountT", bound=Account)
+
+
+def require_live(user: AccountT | None, generation: int) -> AccountT:
     """`live_user`'s checks of a user row already read (None: no such user)."""
     if user is None:
         raise ApiError(ErrorCode.UNAUTHORIZED, "the token's user no longer exists")

@@ -14,7 +14,6 @@ import time
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.types import Receive, Scope, Send
 
-from app.db.models import User
 from app.protocol.codes import CloseCode, ErrorCode
 from app.protocol.messages import (
     ActionMessage,
@@ -26,13 +25,13 @@ from app.protocol.messages import (
     action_frame,
     parse_client_message,
 )
-from app.server.accounts.privacy import PRIVATE_ROOM, may_watch_table
+from app.server.accounts.privacy import PRIVATE_ROOM, SocketCaller, socket_caller
 from app.server.accounts.sessions import redeem_signed, too_many_connections, track, untrack
 from app.server.cluster.addresses import hostname, moved_url
 from app.server.connections.connection import Connection, TokenBucket
 from app.server.context import ServerContext
 from app.server.errors import ApiError, TableElsewhere
-from app.server.http.deps import MAX_ID, claims_of, live_user
+from app.server.http.deps import MAX_ID, claims_of, require_live
 from app.server.http.handlers import database_down, database_unavailable
 from app.server.tables.actor import TableActor
 from app.server.tables.commands import Act, Connect, Disconnect, Resync
@@ -43,23 +42,28 @@ router = APIRouter()
 log = logging.getLogger(__name__)
 
 
-async def _authenticate(ctx: ServerContext, websocket: WebSocket) -> tuple[User, float]:
-    """The user and when the socket's authority ends: a single-use ``?ticket=`` (from
-    ``POST /api/auth/ws-ticket``), or a bearer token in the ``Authorization`` header (never in the URL)."""
+async def _caller(ctx: ServerContext, websocket: WebSocket, table_id: int) -> tuple[SocketCaller, float]:
+    """The user, whether he may watch the table, and when the socket's authority ends: a single-use
+    ``?ticket=`` (from ``POST /api/auth/ws-ticket``), or a bearer token in the ``Authorization`` header
+    (never in the URL)."""
     ticket_key = websocket.query_params.get("ticket")
-    async with ctx.sessions() as session:
-        if ticket_key:
-            if ctx.signed_tickets is not None:
-                ticket = await redeem_signed(ctx, ctx.signed_tickets, ticket_key)
-            else:
-                ticket = ctx.tickets.redeem(ticket_key, time.monotonic())
-            if ticket is None:
-                raise ApiError(ErrorCode.UNAUTHORIZED, "unknown, used or expired ticket")
-            user = await live_user(session, ticket.user_id, ticket.generation)
-            return user, ticket.token_expires_at
+    if ticket_key:
+        if ctx.signed_tickets is not None:
+            ticket = await redeem_signed(ctx, ctx.signed_tickets, ticket_key)
+        else:
+            ticket = ctx.tickets.redeem(ticket_key, time.monotonic())
+        if ticket is None:
+            raise ApiError(ErrorCode.UNAUTHORIZED, "unknown, used or expired ticket")
+        user_id, generation, ends = ticket.user_id, ticket.generation, ticket.token_expires_at
+    else:
         scheme, _, value = websocket.headers.get("authorization", "").partition(" ")
         claims = claims_of(ctx, value.strip() if scheme.lower() == "bearer" else None)
-        return await live_user(session, claims.user_id, claims.generation), claims.expires_at
+        user_id, generation, ends = claims.user_id, claims.generation, claims.expires_at
+    # An id out of the tables' range names no table (refused as not found): nothing to read of it.
+    known = table_id if 1 <= table_id <= MAX_ID else 0
+    async with ctx.engine.connect() as db:
+        caller = await socket_caller(db, user_id, known)
+    return require_live(caller, generation), ends
 
 
 def _expire(conn: Connection) -> None:
@@ -105,15 +109,6 @@ async def _redirect(websocket: WebSocket, ctx: ServerContext, table_id: int) -> 
     return True
 
 
-async def _welcome(ctx: ServerContext, table_id: int, user: User) -> bool:
-    """Whether ``user`` may open this table's socket (a private room may be closed to spectators); the
-    table is not loaded for a user refused here."""
-    if not 1 <= table_id <= MAX_ID:
-        return True
-    async with ctx.sessions() as session:
-        return await may_watch_table(session, table_id, user)
-
-
 async def _crowded(ctx: ServerContext, user_id: int, table_id: int, actor: TableActor) -> str | None:
     """Why the socket is refused (`too_many_connections`), or None: then it is counted and must be
     tracked with no await in between. Several workers: the user's sockets at all of them are counted
@@ -143,8 +138,8 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
     try:
         if await _redirect(websocket, ctx, table_id):
             return
-        user, authority_ends = await _authenticate(ctx, websocket)
-        welcome = await _welcome(ctx, table_id, user)
+        user, authority_ends = await _caller(ctx, websocket, table_id)
+        welcome = user.may_watch  # a private room may be closed to spectators (accounts.privacy)
         actor = await get_actor(ctx, table_id) if welcome and 1 <= table_id <= MAX_ID else None
     except TableElsewhere as exc:  # several workers: another one took the table meanwhile; try again
         await _refuse(websocket, exc.code, exc.message, CloseCode.TRY_AGAIN)
@@ -158,7 +153,7 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         # The handshake is answered (HTTP 503, Retry-After), never left to fail as a 500.
         await websocket.send_denial_response(database_unavailable())
         return
-    if not welcome:  # a private room closed to spectators (app.server.accounts.privacy)
+    if not welcome:
         await _refuse(websocket, ErrorCode.PRIVATE_ROOM, PRIVATE_ROOM, CloseCode.FORBIDDEN)
         return
     if actor is None:
@@ -182,9 +177,6 @@ async def table_socket(websocket: WebSocket, table_id: int) -> None:
         queue_bytes=settings.send_queue_bytes,
         generation=user.token_generation,
     )
-    # This frame lives as long as the socket: the ORM's user (its state, its dicts, its session's weak
-    # reference) would too, objects that every full collection scans (issue 24).
-    del user
     track(ctx, conn, table_id)  # no await since the count above: the caps hold
     try:
         await websocket.accept()
