@@ -10,7 +10,8 @@ By default one invocation makes ``--runs`` (3) runs of the server and as many of
 same load, alternating, each in a process of its own; it prints each run's JSON line and then a summary
 line: the machine (CPU model, cores, load average before and after), each figure's spread over the runs
 (min, max) and each server run's ratio to the relay run beside it (``x_relay``: ack p99, CPU per ack,
-acks/s, CPU per socket connected). A figure compares only with figures of the same invocation: the machine may be shared.
+acks/s, CPU per socket connected). A figure compares only with figures of the same invocation: the
+machine may be shared.
 
 Starts the server (``python -m app serve``) on a fresh database (a temporary SQLite file, or a fresh
 ``preferans_bench_<hex>`` database on the PostgreSQL server of ``--database``, dropped afterwards), with
@@ -802,8 +803,13 @@ async def drive(
     await asyncio.gather(*connects)
     connect_s = time.monotonic() - started
     # What the server spent accepting them (handshakes, each socket's checks, reading its table back and
-    # its first snapshot): what a restart costs while every client comes back at once.
+    # its first snapshot): what a restart costs while every client comes back at once. Not unpaced, whose
+    # tables start playing at their first snapshot.
     connect_cpu, connect_client = proc_cpu_s(pid) - connect_cpu0, time.process_time() - connect_client0
+
+    def per_socket(seconds: float) -> float | None:
+        return None if args.unpaced else round(1000 * seconds / len(connects), 3)
+
     # The client is the instrument: a pause of its own is counted as the server's latency. Its cycle
     # collector's were the largest (a young collection every 50 ms, an older one every 250 ms that scanned
     # every socket's objects made since: 15-25 % of the client's CPU samples, its loop's p99 lag 25-50 ms).
@@ -878,8 +884,8 @@ async def drive(
     return {
         "sockets": sum(len(t.socks) for t in tables),
         "connect_s": round(connect_s, 1),
-        "connect_cpu_ms_per_socket": round(1000 * connect_cpu / max(1, len(connects)), 3),
-        "connect_client_cpu_ms_per_socket": round(1000 * connect_client / max(1, len(connects)), 3),
+        "connect_cpu_ms_per_socket": per_socket(connect_cpu),
+        "connect_client_cpu_ms_per_socket": per_socket(connect_client),
         "seconds": round(elapsed, 1),
         "acks": s.acks,
         "acks_per_s": round(s.acks / elapsed, 1),

@@ -50,8 +50,8 @@ def _alive() -> list[str]:
 
 
 def test_a_table_socket_keeps_no_layer_of_the_apps_stack_alive(client: TestClient) -> None:
-    """Nor the ORM's user its handler authenticated (an object with its state and dicts), once the
-    connection has what it needs of him."""
+    """Nor an ORM user (an object with its state and dicts): the handler reads its caller's columns, and
+    none is kept alive with the socket."""
     headers = bearer(client)
     table_id = open_room_table(client, headers)
     assert client.portal is not None
