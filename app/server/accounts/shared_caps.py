@@ -34,7 +34,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 
-from sqlalchemy import Insert, Table, bindparam, delete, func, literal, select
+from sqlalchemy import Insert, Integer, String, Table, bindparam, delete, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -73,6 +73,27 @@ def _add_statement(engine: AsyncEngine) -> Insert:
     return statement
 
 
+def _admit_if_under() -> Insert:
+    """SQLite: one more of the user's sockets at this worker only if every worker's of his are fewer than
+    ``cap``, in one statement (bound: ``user_id``, ``boot``, ``cap``), which returns the new count (no row:
+    refused, nothing counted). A write statement takes SQLite's write lock before it reads, so the sum it
+    reads is the one it adds to."""
+    under = select(bindparam("user_id", type_=Integer), bindparam("boot", type_=String), literal(1)).where(
+        _SUM.scalar_subquery() < bindparam("cap")
+    )
+    return (
+        sqlite.insert(_SOCKETS)
+        .from_select([_SOCKETS.c.user_id, _SOCKETS.c.boot, _SOCKETS.c.sockets], under)
+        .on_conflict_do_update(
+            index_elements=[_SOCKETS.c.user_id, _SOCKETS.c.boot], set_={"sockets": _SOCKETS.c.sockets + 1}
+        )
+        .returning(_SOCKETS.c.sockets)
+    )
+
+
+_ADMIT_IF_UNDER = _admit_if_under()
+
+
 class SharedSockets:
     """The per-user socket cap for every worker at once (see the module's docstring)."""
 
@@ -81,9 +102,13 @@ class SharedSockets:
         self.boot = boot
         self.cap = cap
         self._add_statement = _add_statement(engine)
-        # PostgreSQL: a user's admissions take turns (a lock for the transaction, per user); SQLite's
-        # writers take turns on the whole file already.
-        self._lock = _USER_LOCK if engine.dialect.name == "postgresql" else None
+        # PostgreSQL: a user's admissions take turns (a lock for the transaction, per user). SQLite: one
+        # statement each, committed on the connection's thread as it runs (no transaction open across the
+        # loop's turns: the other workers' commits wait for SQLite's one write lock meanwhile, and under a
+        # thousand sockets reconnecting at once their writers' batches waited past the outage threshold).
+        self._sqlite = engine.dialect.name == "sqlite"
+        self._lock = None if self._sqlite else _USER_LOCK
+        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT") if self._sqlite else None
         self._owed: dict[int, int] = {}  # decrements not stored yet, by user
         self._background: set[asyncio.Task[None]] = set()
 
@@ -91,6 +116,10 @@ class SharedSockets:
         """Count one more socket of the user here; False (and nothing counted) when every worker's
         sockets of his would then be more than the cap."""
         keys = {"user_id": user_id, "boot": self.boot}
+        if self._autocommit is not None:
+            async with self._autocommit.connect() as conn:
+                counted = await conn.scalar(_ADMIT_IF_UNDER, {**keys, "cap": self.cap})
+            return counted is not None
         async with self.engine.connect() as conn:
             transaction = await conn.begin()
             try:
@@ -127,7 +156,10 @@ class SharedSockets:
 
     async def _add(self, user_id: int, delta: int) -> None:
         keys = {"user_id": user_id, "boot": self.boot}
-        async with self.engine.begin() as conn:
+        # SQLite: each statement committed as it runs (`__init__`); the emptied row's delete needs no
+        # transaction with the decrement (a socket admitted in between leaves its row above zero).
+        begin = self.engine.begin() if self._autocommit is None else self._autocommit.connect()
+        async with begin as conn:
             await conn.execute(self._add_statement, {**keys, "fresh": max(delta, 0), "delta": delta})
             if delta < 0:
                 await conn.execute(_EMPTIED, keys)
