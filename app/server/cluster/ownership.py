@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, func, literal, select, update
 
 from app.db.models import GameTable, ServerState, WorkerSlot
 from app.protocol.codes import CloseCode
@@ -40,6 +40,24 @@ _FENCE_SLICE = 250  # ids a query names (hundreds of parameters are milliseconds
 # cycles (with the writer's per-batch fence, ~2,000 objects a second; README "Capacity").
 _LIVE_OWNED_BY = select(GameTable.id).where(GameTable.owner == bindparam("boot"), GameTable.status.in_(LIVE))
 _OWNERS_OF = select(GameTable.id, GameTable.owner).where(GameTable.id.in_(bindparam("ids", expanding=True)))
+# A table's owner and the owner's heartbeat as stored (its row in `server_state`), in one read.
+_OWNER_AND_BEAT = (
+    select(GameTable.owner, ServerState.value)
+    .select_from(GameTable)
+    .outerjoin(ServerState, ServerState.key == literal(HEARTBEAT_PREFIX) + GameTable.owner)
+    .where(GameTable.id == bindparam("id"))
+)
+# Ownership's compare-and-set (module docstring).
+_SWAP_FROM_NOBODY = (
+    update(GameTable)
+    .where(GameTable.id == bindparam("table"), GameTable.owner.is_(None))
+    .values(owner=bindparam("new"))
+)
+_SWAP = (
+    update(GameTable)
+    .where(GameTable.id == bindparam("table"), GameTable.owner == bindparam("expected"))
+    .values(owner=bindparam("new"))
+)
 ADOPT_PER_TICK = 200
 # A new table is nobody's for a moment, between its insert and `Cluster.place`; a tick that adopted it
 # then would undo the placement (both of two new tables on one worker). Ticks leave it alone this long.
@@ -76,73 +94,77 @@ class Cluster:
         self.slots = {slot: boot for slot, boot, _ in rows}
         self.addresses = {boot: address for _, boot, address in rows if self.live(boot)}
 
-    async def _fresh_live(self, ctx: ServerContext, boot: str) -> bool:
-        """Whether ``boot`` is alive, read now (the cache may predate a worker that just started)."""
-        if boot == self.boot:
-            return True
-        async with pool_of(ctx).sessions() as session:
-            value = await session.scalar(
-                select(ServerState.value).where(ServerState.key == HEARTBEAT_PREFIX + boot)
-            )
+    async def owner_of(self, ctx: ServerContext, table_id: int) -> tuple[bool, str | None]:
+        """Whether the table exists, and its owner."""
+        exists, owner, _ = await self._owner_and_beat(ctx, table_id)
+        return exists, owner
+
+    async def _owner_and_beat(self, ctx: ServerContext, table_id: int) -> tuple[bool, str | None, bool]:
+        """Whether the table exists, its owner, and whether the owner is alive by its heartbeat as read
+        now, with the owner, in one statement (the tick's cache may predate a worker's start or death)."""
+        async with pool_of(ctx).engine.connect() as db:
+            row = (await db.execute(_OWNER_AND_BEAT, {"id": table_id})).first()
+        if row is None:
+            return False, None, False
+        owner, value = row
+        if owner is None or owner == self.boot:
+            return True, owner, owner is not None
         try:
             beat = WallMs(int(value)) if value is not None else None
         except ValueError:
             beat = None
         if beat is not None:
-            self.beats[boot] = beat
-        return beat is not None and wall_ms() - beat <= self.lease_ms
-
-    async def owner_of(self, ctx: ServerContext, table_id: int) -> tuple[bool, str | None]:
-        """Whether the table exists, and its owner."""
-        async with pool_of(ctx).sessions() as session:
-            row = (await session.execute(select(GameTable.owner).where(GameTable.id == table_id))).first()
-        return (row is not None, row[0] if row is not None else None)
+            self.beats[owner] = beat
+        return True, owner, beat is not None and wall_ms() - beat <= self.lease_ms
 
     async def locate(self, ctx: ServerContext, table_id: int) -> str | None:
         """The address of the other live worker that runs the table, or None: it is this process's (or
         nobody's, or a dead worker's: this process will claim it)."""
         if table_id in ctx.tables:
             return None
-        _, owner = await self.owner_of(ctx, table_id)
-        return await self._address_of_other(ctx, owner)
+        _, owner, alive = await self._owner_and_beat(ctx, table_id)
+        return await self._address_of_other(ctx, owner, alive)
 
-    async def _address_of_other(self, ctx: ServerContext, owner: str | None) -> str | None:
+    async def _address_of_other(self, ctx: ServerContext, owner: str | None, alive: bool) -> str | None:
         if owner is None or owner in (self.boot, self.previous_boot):
             return None
         if owner not in self.addresses:
             await self.refresh(ctx)  # which keeps the addresses of live workers only
             return self.addresses.get(owner)
-        if await self._fresh_live(ctx, owner):  # the cache may predate the owner's death
-            # A tick may have refreshed the addresses during that wait, without a worker found dead since.
-            return self.addresses.get(owner)
-        return None
+        # A tick may have refreshed the addresses since the read, without a worker found dead since.
+        return self.addresses.get(owner) if alive else None
 
     async def address_of(self, ctx: ServerContext, table_id: int) -> str | None:
         """The own address of the worker that runs the table, this one included (None: not known yet)."""
         if table_id in ctx.tables:
             return self.address
-        _, owner = await self.owner_of(ctx, table_id)
+        _, owner, alive = await self._owner_and_beat(ctx, table_id)
         if owner == self.boot:
             return self.address
-        return await self._address_of_other(ctx, owner)
+        return await self._address_of_other(ctx, owner, alive)
 
     async def claim(self, ctx: ServerContext, table_id: int) -> bool:
         """Make this process the table's owner if it may (module docstring): one conditional UPDATE.
         True for an unknown table too (the caller finds nothing to load)."""
-        exists, owner = await self.owner_of(ctx, table_id)
+        exists, owner, alive = await self._owner_and_beat(ctx, table_id)
         if not exists or owner == self.boot:
             return True
-        if owner is not None and owner != self.previous_boot and await self._fresh_live(ctx, owner):
+        if owner is not None and owner != self.previous_boot and alive:
             return False
         return await self._swap(ctx, table_id, owner, self.boot)
 
     async def _swap(self, ctx: ServerContext, table_id: int, expected: str | None, new: str) -> bool:
-        condition = GameTable.owner.is_(None) if expected is None else GameTable.owner == expected
-        async with pool_of(ctx).sessions() as session, session.begin():
-            result = await session.execute(
-                update(GameTable).where(GameTable.id == table_id, condition).values(owner=new)
+        engine = pool_of(ctx).engine
+        # SQLite: committed as it runs, on the connection's thread: a transaction left open across the
+        # loop's turns holds SQLite's one write lock, which every worker's commits wait for.
+        sqlite = engine.dialect.name == "sqlite"
+        begin = engine.execution_options(isolation_level="AUTOCOMMIT").connect() if sqlite else engine.begin()
+        async with begin as db:
+            result = await db.execute(
+                _SWAP_FROM_NOBODY if expected is None else _SWAP,
+                {"table": table_id, "expected": expected, "new": new},
             )
-        won = bool(result.rowcount == 1)  # type: ignore[attr-defined]
+        won = bool(result.rowcount == 1)
         if won and expected is not None and expected != self.boot:
             log.warning("table %s taken over from worker %s by %s", table_id, expected, new)
             # The dead owner's last beat bounds what its crash charges the seat on move.
