@@ -36,9 +36,12 @@ def make_engine(
     *,
     writer: bool = False,
     one_hop: bool = True,
+    autocommit: bool = False,
 ) -> AsyncEngine:
     """``one_hop`` False: SQLAlchemy's own aiosqlite adapter, everything else alike (the tests and the
-    bench that compare the two)."""
+    bench that compare the two). ``autocommit``: every statement committed as it runs, set once per
+    connection (not at each check-out, as an engine's ``execution_options`` would)."""
+    isolation = {"isolation_level": "AUTOCOMMIT"} if autocommit else {}
     if is_sqlite(url):
         # One hand-over to the connection's thread per statement, not four (`app.db.sqlite_async`).
         aiosqlite = make_url(url).get_driver_name() == "aiosqlite"
@@ -48,16 +51,17 @@ def make_engine(
         else:
             pool = {"pool_size": pool_size, "max_overflow": max_overflow}
         engine = create_async_engine(
-            url, connect_args={"timeout": 30}, json_serializer=_json, **pool, **module
+            url, connect_args={"timeout": 30}, json_serializer=_json, **pool, **module, **isolation
         )
 
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     if writer:
-        return create_async_engine(url, pool_size=2, max_overflow=0, json_serializer=_json)
+        return create_async_engine(url, pool_size=2, max_overflow=0, json_serializer=_json, **isolation)
     return create_async_engine(
-        url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True, json_serializer=_json
-    )
+        url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True, json_serializer=_json,
+        **isolation,
+    )  # fmt: skip
 
 
 def make_thread_engine(url: str) -> AsyncEngine:

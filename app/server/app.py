@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.auth.passwords import PasswordPool
 from app.auth.secret import load_token_secret
-from app.db.engine import make_engine, make_sessionmaker, make_writer_engine
+from app.db.engine import is_sqlite, make_engine, make_sessionmaker, make_writer_engine
 from app.server import metrics
 from app.server.accounts.ratelimit import KeyedLimiter, Limiter, SharedLimiter
 from app.server.accounts.sessions import SignedTickets, TicketBook, watch_sessions
@@ -140,7 +140,11 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             ctx.signed_tickets = SignedTickets(ctx.token_secret, settings.ticket_ttl)
             app.state.forward_http = httpx.AsyncClient(timeout=60.0)
             ctx.peers = Peers(ctx.token_secret)
-            ctx.shared_sockets = SharedSockets(engine, writer.boot.id, settings.max_connections_per_user)
+            if is_sqlite(settings.database_url):
+                ctx.autocommit = make_engine(settings.database_url, 4, 4, autocommit=True)
+            ctx.shared_sockets = SharedSockets(
+                engine, writer.boot.id, settings.max_connections_per_user, autocommit=ctx.autocommit
+            )
             # The ownership tick's own small pool: never behind players' requests (issue 26 §1.2).
             tick_engine = make_engine(settings.database_url, 2, 2)
             tick_pool = Pool(tick_engine, make_sessionmaker(tick_engine))
@@ -189,6 +193,8 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             await shutdown_all(ctx)
             if ctx.shared_sockets is not None:
                 await ctx.shared_sockets.close()
+            if ctx.autocommit is not None:
+                await ctx.autocommit.dispose()
             await writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
             ctx.analysis.shutdown()

@@ -92,6 +92,9 @@ def test_login_and_a_websocket_handshake_answer_503_while_the_database_is_down(c
             pass
         assert denied.value.status_code == 503
         assert denied.value.headers["Retry-After"] == "2"
+        # A token that does not verify is refused before the database is asked (nothing to wait for).
+        with client.websocket_connect("/ws/tables/1", headers={"Authorization": "Bearer x"}) as socket:
+            assert socket.receive_json()["code"] == "unauthorized"
     # Back: the same requests get their ordinary answers.
     response = client.post("/api/auth/login", json={"name": "someone", "password": "a-password"})
     assert response.status_code == 401

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import insert, select, update
 
-from app.db.engine import make_engine, make_sessionmaker
+from app.db.engine import is_sqlite, make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.db.models import GameTable, Room, ServerState, User, WorkerSlot
 from app.server.accounts.sessions import SignedTickets, redeem_signed
@@ -33,9 +33,17 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def _ctx(url: str) -> Any:
+    """What ownership reads of the server's context, made as the app makes it for several workers."""
     engine = make_engine(url)
-    return SimpleNamespace(sessions=make_sessionmaker(engine), engine=engine,
+    autocommit = make_engine(url, 2, 2, autocommit=True) if is_sqlite(url) else None
+    return SimpleNamespace(sessions=make_sessionmaker(engine), engine=engine, autocommit=autocommit,
                            writer=SimpleNamespace(engine=engine), heartbeats={}, tables={})  # fmt: skip
+
+
+async def _close(ctx: Any) -> None:
+    await ctx.engine.dispose()
+    if ctx.autocommit is not None:
+        await ctx.autocommit.dispose()
 
 
 def _cluster(slot: int, boot: str) -> Cluster:
@@ -99,8 +107,8 @@ def test_two_processes_racing_for_tables_never_both_win(database: str) -> None:
             assert await winner.claim(ctx_a, 1)
             assert not await loser.claim(loser_ctx, 1)
         finally:
-            await ctx_a.engine.dispose()
-            await ctx_b.engine.dispose()
+            await _close(ctx_a)
+            await _close(ctx_b)
 
     asyncio.run(scenario())
 
@@ -131,7 +139,7 @@ def test_new_tables_go_to_the_least_busy_live_worker(database: str) -> None:
             # A placed table is not placed again (the compare-and-set sees an owner).
             assert await b.place(ctx, 1) == placed[0]
         finally:
-            await ctx.engine.dispose()
+            await _close(ctx)
 
     asyncio.run(scenario())
 
@@ -164,7 +172,7 @@ def test_a_table_being_placed_is_left_to_its_placement_by_every_tick(database: s
             # Its placement takes it.
             assert await a.place(ctx, 41) == "boot-a"
         finally:
-            await ctx.engine.dispose()
+            await _close(ctx)
 
     asyncio.run(scenario())
 
@@ -200,7 +208,7 @@ def test_the_fence_unloads_exactly_the_tables_another_worker_owns(database: str)
             assert sorted(ctx.tables) == list(range(1, N + 1))
             assert [t for t, actor in loaded.items() if actor.stopped] == list(range(N + 1, 421))
         finally:
-            await ctx.engine.dispose()
+            await _close(ctx)
 
     asyncio.run(scenario())
 
@@ -229,7 +237,41 @@ def test_signed_tickets_verify_anywhere_and_redeem_once(database: str) -> None:
             await asyncio.sleep(0.05)
             assert await redeem_signed(ctx_a, expired, late) is None
         finally:
-            await ctx_a.engine.dispose()
-            await ctx_b.engine.dispose()
+            await _close(ctx_a)
+            await _close(ctx_b)
+
+    asyncio.run(scenario())
+
+
+def test_a_socket_is_sent_to_a_live_owner_and_kept_from_a_dead_ones(database: str) -> None:
+    """`locate` (a socket at the wrong worker) and `address_of` (a ticket's URL) read the table's owner
+    with its heartbeat as stored now, not as the tick last saw it: a live owner's address, none for a
+    dead one's table (this worker will claim it), nor for its own or nobody's."""
+
+    async def scenario() -> None:
+        ctx = _ctx(database)
+        try:
+            await _setup(ctx, {"alive": 100, "dead": 600_000, "nobody": -1})  # tables 1-40, 41-80, 81-120
+            here = _cluster(0, "boot-a")
+            # The tick's cache knows both others, the dead one as alive (it died since the last tick).
+            here.addresses = {"alive": "127.0.0.1:9001", "dead": "127.0.0.1:9002"}
+            assert await here.locate(ctx, 1) == "127.0.0.1:9001"
+            assert await here.address_of(ctx, 1) == "127.0.0.1:9001"
+            assert await here.locate(ctx, N + 1) is None
+            assert await here.address_of(ctx, N + 1) is None
+            assert await here.locate(ctx, 2 * N + 1) is None  # nobody's: this worker claims it
+            assert await here.claim(ctx, 2 * N + 1) and await here.address_of(ctx, 2 * N + 1) == here.address
+            assert await here.locate(ctx, 9999) is None  # no such table
+            # The alive owner stops beating: its table is this worker's to take, at once.
+            async with ctx.sessions() as session, session.begin():
+                await session.execute(
+                    update(ServerState)
+                    .where(ServerState.key == HEARTBEAT_PREFIX + "alive")
+                    .values(value=str(wall_ms() - 600_000))
+                )
+            assert await here.locate(ctx, 1) is None
+            assert await here.claim(ctx, 1)
+        finally:
+            await _close(ctx)
 
     asyncio.run(scenario())

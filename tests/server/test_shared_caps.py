@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, func, insert, select, update
 
-from app.db.engine import make_engine
+from app.db.engine import is_sqlite, make_engine
 from app.db.migrate import upgrade
 from app.db.models import UserSockets, WorkerSlot
 from app.server.accounts.shared_caps import SharedSockets, sit_lease
@@ -46,7 +46,13 @@ def test_two_workers_admit_at_most_the_cap_of_a_users_sockets(database: str) -> 
                             slot=slot, boot=boot, address=address, started_at=time.time()
                         )
                     )
-            workers = [SharedSockets(engines[0], "boot-a", 3), SharedSockets(engines[1], "boot-b", 3)]
+            # As the app makes them: on SQLite an admission is one statement, committed as it runs.
+            auto = [make_engine(database, autocommit=True) if is_sqlite(database) else None for _ in engines]
+            workers = [
+                SharedSockets(engines[0], "boot-a", 3, autocommit=auto[0]),
+                SharedSockets(engines[1], "boot-b", 3, autocommit=auto[1]),
+            ]
+            engines += [engine for engine in auto if engine is not None]
             admitted = await asyncio.gather(*(workers[i % 2].admit(7) for i in range(12)))
             await _settled(workers)
             assert sum(admitted) == 3, admitted  # the user's admissions take turns: exactly the cap
@@ -130,8 +136,10 @@ def test_a_sqlite_admission_holds_no_write_lock_while_the_loop_runs(tmp_path: Pa
     upgrade(url)
     probe = sqlite3.connect(tmp_path / "caps.db", timeout=0)  # no wait: a lock held is an error at once
     locked: list[str] = []
+    statements: list[object] = []
 
     def try_the_lock(*args: object) -> None:
+        statements.append(args[2])
         try:
             probe.execute("BEGIN IMMEDIATE")
             probe.execute("ROLLBACK")
@@ -139,20 +147,22 @@ def test_a_sqlite_admission_holds_no_write_lock_while_the_loop_runs(tmp_path: Pa
             locked.append(str(exc))
 
     async def scenario() -> None:
-        engine = make_engine(url)
+        engine, auto = make_engine(url), make_engine(url, autocommit=True)
         try:
             async with engine.begin() as conn:
                 await conn.execute(
                     insert(WorkerSlot).values(slot=0, boot="boot-a", address="127.0.0.1:9000", started_at=0.0)
                 )
-            sockets = SharedSockets(engine, "boot-a", 2)
-            event.listen(engine.sync_engine, "after_cursor_execute", try_the_lock)
+            sockets = SharedSockets(engine, "boot-a", 2, autocommit=auto)
+            event.listen(auto.sync_engine, "after_cursor_execute", try_the_lock)
             assert [await sockets.admit(4) for _ in range(3)] == [True, True, False]
             sockets.release(4)
             await _settled([sockets])
             assert await _count(sockets, 4) == 1
+            assert len(statements) == 3 + 2  # one statement an admission; the decrement and the emptied row
         finally:
             await engine.dispose()
+            await auto.dispose()
 
     try:
         asyncio.run(scenario())

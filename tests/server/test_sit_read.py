@@ -134,18 +134,21 @@ async def test_a_sockets_one_statement_decides_as_the_separate_reads(engine: Asy
             _room(operator, private=False, spectators=False),  # public: everyone watches
             _room(operator, private=True, spectators=True),  # private, open to spectators
             _room(operator, private=True, spectators=False),  # closed: invited, staff and seated only
+            _room(operator, private=True, spectators=False),  # closed, and the guest is not invited there
         ]
         session.add_all(rooms)
         await session.flush()
         session.add_all(
-            [RoomInvite(room_id=r.id, user_id=guest.id, invited_by=operator.id, at=0.0) for r in rooms]
+            [RoomInvite(room_id=r.id, user_id=guest.id, invited_by=operator.id, at=0.0) for r in rooms[:3]]
         )
+        # A table in each room, and a second one in the first closed room.
         tables = [
-            GameTable(room_id=r.id, seats=3, conventions={}, status="playing", created_at=0.0) for r in rooms
+            GameTable(room_id=r.id, seats=3, conventions={}, status="playing", created_at=0.0)
+            for r in [*rooms, rooms[2]]
         ]
         session.add_all(tables)
         await session.flush()
-        # Seated at the closed room's table before it turned private: he keeps the view.
+        # Seated at the closed room's first table before it turned private: he keeps the view of that one.
         session.add(TableSeat(table_id=tables[2].id, seat=0, user_id=seated.id))
         await session.commit()
         ids = [(u.id, u.name, u.token_generation, u.disabled) for u in users]
@@ -174,10 +177,14 @@ async def test_a_sockets_one_statement_decides_as_the_separate_reads(engine: Asy
                 )
             assert read.may_watch is expected
             watchers[(name, places.index((table_id, room_id)))] = read.may_watch
-    # The decisions themselves: the closed room's table is watched by its staff, the invited and the seated.
-    assert [name for (name, table), may in watchers.items() if table == 2 and may] == [
-        "op", "admin", "guest", "seated"
-    ]  # fmt: skip
+
+    # The decisions themselves: a closed room's table is watched by its staff, the invited and its seated.
+    def watching(table: int) -> list[str]:
+        return [name for (name, at), may in watchers.items() if at == table and may]
+
+    assert watching(2) == ["op", "admin", "guest", "seated"]
+    assert watching(3) == ["op", "admin"]  # the guest is invited elsewhere, the seated sits elsewhere
+    assert watching(4) == ["op", "admin", "guest"]  # the same closed room, a table he does not sit at
     assert all(may for (_, table), may in watchers.items() if table < 2)
     async with engine.connect() as db:
         unknown_table = await socket_caller(db, ids[3][0], 0)

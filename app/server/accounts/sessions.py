@@ -129,12 +129,18 @@ async def redeem_signed(ctx: ServerContext, signed: SignedTickets, key: str) -> 
     if verified is None:
         return None
     ticket, nonce = verified
+    # SQLite (`ServerContext.autocommit`): committed as it runs, not held across the loop's turns.
+    begin = ctx.engine.begin() if ctx.autocommit is None else ctx.autocommit.connect()
     try:
-        async with ctx.sessions() as session, session.begin():
-            await session.execute(insert(UsedTicket).values(nonce=nonce, expires_at=ticket.expires_at))
+        async with begin as db:
+            await db.execute(_USE_TICKET, {"nonce": nonce, "expires_at": ticket.expires_at})
     except IntegrityError:
         return None
     return ticket
+
+
+# Built once (a statement built per handshake leaves its bound parameters in reference cycles).
+_USE_TICKET = insert(UsedTicket)
 
 
 async def forget_used_tickets(ctx: ServerContext) -> None:

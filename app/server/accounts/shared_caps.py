@@ -9,15 +9,16 @@ on a path that already reads the database (a socket's ticket and user, a sit's s
 deployment would need it for this alone. With one process nothing here runs: its memory is the whole count.
 
 Sockets (`SharedSockets`): each worker keeps one row per user it holds sockets of (``user_sockets``:
-user, worker's boot id, count). A socket is admitted in one transaction that adds one to its worker's row
-and sums the user's rows of the workers in their slots now; over the cap it is rolled back and the socket
-refused. A user's admissions take turns, so the sum is exact and the cap never exceeded: on PostgreSQL
-the transaction first takes a lock for that user (`pg_advisory_xact_lock`, held for the transaction's
-three statements only; another user's admission does not wait), and on SQLite the workers' writers take
-turns on the file anyway (the count follows the upsert in the same write transaction). A worker's rows are
-decremented as its sockets close; a decrement that could not be stored is owed and stored again at the
-next tick, and the rows of a process no slot names any more (it crashed, or was replaced) are neither
-counted nor kept.
+user, worker's boot id, count). On PostgreSQL a socket is admitted in one transaction that adds one to its
+worker's row and sums the user's rows of the workers in their slots now; over the cap it is rolled back and
+the socket refused. A user's admissions take turns, so the sum is exact and the cap never exceeded: the
+transaction first takes a lock for that user (`pg_advisory_xact_lock`, held for the transaction's three
+statements only; another user's admission does not wait). On SQLite it is one statement, committed as it
+runs: the upsert of the worker's row only while the sum is under the cap (`_admit_if_under`); a write
+statement takes the file's one write lock before it reads, so the workers' admissions take turns there.
+A worker's rows are decremented as its sockets close; a decrement that could not be stored is owed and
+stored again at the next tick, and the rows of a process no slot names any more (it crashed, or was
+replaced) are neither counted nor kept.
 
 Sits (`sit_lease`): a user's sit takes a lease row (``sit_leases``, one per user) by one conditional upsert
 before counting his waiting seats and gives it back once the table has stored the seat (or refused it), so
@@ -97,7 +98,11 @@ _ADMIT_IF_UNDER = _admit_if_under()
 class SharedSockets:
     """The per-user socket cap for every worker at once (see the module's docstring)."""
 
-    def __init__(self, engine: AsyncEngine, boot: str, cap: int) -> None:
+    def __init__(
+        self, engine: AsyncEngine, boot: str, cap: int, *, autocommit: AsyncEngine | None = None
+    ) -> None:
+        """``autocommit`` (SQLite: `ServerContext.autocommit`): an engine of the same database whose
+        statements commit as they run; an admission is then one statement on it, not a transaction."""
         self.engine = engine
         self.boot = boot
         self.cap = cap
@@ -106,9 +111,8 @@ class SharedSockets:
         # statement each, committed on the connection's thread as it runs (no transaction open across the
         # loop's turns: the other workers' commits wait for SQLite's one write lock meanwhile, and under a
         # thousand sockets reconnecting at once their writers' batches waited past the outage threshold).
-        self._sqlite = engine.dialect.name == "sqlite"
-        self._lock = None if self._sqlite else _USER_LOCK
-        self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT") if self._sqlite else None
+        self._lock = _USER_LOCK if engine.dialect.name == "postgresql" else None
+        self._autocommit = autocommit
         self._owed: dict[int, int] = {}  # decrements not stored yet, by user
         self._background: set[asyncio.Task[None]] = set()
 

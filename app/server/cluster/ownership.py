@@ -154,11 +154,10 @@ class Cluster:
         return await self._swap(ctx, table_id, owner, self.boot)
 
     async def _swap(self, ctx: ServerContext, table_id: int, expected: str | None, new: str) -> bool:
-        engine = pool_of(ctx).engine
-        # SQLite: committed as it runs, on the connection's thread: a transaction left open across the
-        # loop's turns holds SQLite's one write lock, which every worker's commits wait for.
-        sqlite = engine.dialect.name == "sqlite"
-        begin = engine.execution_options(isolation_level="AUTOCOMMIT").connect() if sqlite else engine.begin()
+        # SQLite (`ServerContext.autocommit`): committed as it runs, on the connection's thread; a
+        # transaction left open across the loop's turns holds SQLite's one write lock, which every
+        # worker's commits wait for.
+        begin = pool_of(ctx).engine.begin() if ctx.autocommit is None else ctx.autocommit.connect()
         async with begin as db:
             result = await db.execute(
                 _SWAP_FROM_NOBODY if expected is None else _SWAP,
