@@ -8,11 +8,18 @@ connection fails, and the pool replaces the connection for the next one).
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import orjson
 from sqlalchemy import Engine, create_engine, event, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 
 from app.db.sqlite_async import one_hop_dbapi
 
@@ -62,6 +69,16 @@ def make_engine(
         url, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True, json_serializer=_json,
         **isolation,
     )  # fmt: skip
+
+
+def writing(
+    engine: AsyncEngine, autocommit: AsyncEngine | None
+) -> AbstractAsyncContextManager[AsyncConnection]:
+    """A connection for writes that need no transaction together: on ``autocommit`` (made with
+    ``autocommit=True``; `ServerContext.autocommit`, SQLite with several workers) each statement is
+    committed as it runs, on the connection's thread, so none holds SQLite's one write lock across the
+    loop's turns, where every worker's commits wait for it; without one, a transaction on ``engine``."""
+    return engine.begin() if autocommit is None else autocommit.connect()
 
 
 def make_thread_engine(url: str) -> AsyncEngine:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from app.db.engine import writing
 from app.db.models import UsedTicket, User
 from app.protocol.codes import CloseCode, ErrorCode
 from app.protocol.messages import ErrorMessage
@@ -129,10 +130,8 @@ async def redeem_signed(ctx: ServerContext, signed: SignedTickets, key: str) -> 
     if verified is None:
         return None
     ticket, nonce = verified
-    # SQLite (`ServerContext.autocommit`): committed as it runs, not held across the loop's turns.
-    begin = ctx.engine.begin() if ctx.autocommit is None else ctx.autocommit.connect()
     try:
-        async with begin as db:
+        async with writing(ctx.engine, ctx.autocommit) as db:
             await db.execute(_USE_TICKET, {"nonce": nonce, "expires_at": ticket.expires_at})
     except IntegrityError:
         return None

@@ -39,6 +39,7 @@ from sqlalchemy import Insert, Integer, String, Table, bindparam, delete, func, 
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.db.engine import writing
 from app.db.models import SitLease, UserSockets, WorkerSlot
 from app.protocol.codes import ErrorCode
 from app.server.errors import ApiError
@@ -160,10 +161,9 @@ class SharedSockets:
 
     async def _add(self, user_id: int, delta: int) -> None:
         keys = {"user_id": user_id, "boot": self.boot}
-        # SQLite: each statement committed as it runs (`__init__`); the emptied row's delete needs no
-        # transaction with the decrement (a socket admitted in between leaves its row above zero).
-        begin = self.engine.begin() if self._autocommit is None else self._autocommit.connect()
-        async with begin as conn:
+        # The emptied row's delete needs no transaction with the decrement (a socket admitted in between
+        # leaves its row above zero).
+        async with writing(self.engine, self._autocommit) as conn:
             await conn.execute(self._add_statement, {**keys, "fresh": max(delta, 0), "delta": delta})
             if delta < 0:
                 await conn.execute(_EMPTIED, keys)

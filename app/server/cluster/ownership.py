@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import bindparam, func, literal, select, update
 
+from app.db.engine import writing
 from app.db.models import GameTable, ServerState, WorkerSlot
 from app.protocol.codes import CloseCode
 from app.server.context import pool_of
@@ -154,11 +155,7 @@ class Cluster:
         return await self._swap(ctx, table_id, owner, self.boot)
 
     async def _swap(self, ctx: ServerContext, table_id: int, expected: str | None, new: str) -> bool:
-        # SQLite (`ServerContext.autocommit`): committed as it runs, on the connection's thread; a
-        # transaction left open across the loop's turns holds SQLite's one write lock, which every
-        # worker's commits wait for.
-        begin = pool_of(ctx).engine.begin() if ctx.autocommit is None else ctx.autocommit.connect()
-        async with begin as db:
+        async with writing(pool_of(ctx).engine, ctx.autocommit) as db:
             result = await db.execute(
                 _SWAP_FROM_NOBODY if expected is None else _SWAP,
                 {"table": table_id, "expected": expected, "new": new},
