@@ -9,14 +9,20 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import event, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.orm import InstrumentedAttribute
 
 from app.db.engine import is_sqlite, make_engine
 from app.db.migrate import upgrade
-from app.db.models import UserSockets, WorkerSlot
+from app.db.models import SitLease, UsedTicket, UserSockets, WorkerSlot
+from app.server.accounts.sessions import forget_used_tickets
 from app.server.accounts.shared_caps import SharedSockets, sit_lease
+from app.server.context import ServerContext
 from tests.conftest import database_for
 
 
@@ -127,6 +133,28 @@ def test_a_users_sit_lease_is_held_by_one_sit_at_a_time(database: str) -> None:
     asyncio.run(scenario())
 
 
+class _LockProbe:
+    """After every statement of the engines it listens to, another connection tries SQLite's write lock
+    at once (no wait: a lock still held is an error): what it could not take, and the statements run."""
+
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(path, timeout=0)
+        self.locked: list[str] = []
+        self.statements: list[str] = []
+
+    def listen(self, *engines: AsyncEngine) -> None:
+        for engine in engines:
+            event.listen(engine.sync_engine, "after_cursor_execute", self._try)
+
+    def _try(self, *args: object) -> None:
+        self.statements.append(str(args[2]))
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            self.locked.append(f"{exc}: {args[2]}")
+
+
 def test_a_sqlite_admission_holds_no_write_lock_while_the_loop_runs(tmp_path: Path) -> None:
     """SQLite: a socket's admission is committed as its statement runs, so no other worker's commit waits
     on it across the loop's turns (a thousand sockets reconnecting at once made the workers' writers wait
@@ -134,17 +162,7 @@ def test_a_sqlite_admission_holds_no_write_lock_while_the_loop_runs(tmp_path: Pa
     once. Nothing is counted twice or lost by it: the count above holds on this path too."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'caps.db'}"
     upgrade(url)
-    probe = sqlite3.connect(tmp_path / "caps.db", timeout=0)  # no wait: a lock held is an error at once
-    locked: list[str] = []
-    statements: list[object] = []
-
-    def try_the_lock(*args: object) -> None:
-        statements.append(args[2])
-        try:
-            probe.execute("BEGIN IMMEDIATE")
-            probe.execute("ROLLBACK")
-        except sqlite3.OperationalError as exc:
-            locked.append(str(exc))
+    probe = _LockProbe(tmp_path / "caps.db")
 
     async def scenario() -> None:
         engine, auto = make_engine(url), make_engine(url, autocommit=True)
@@ -154,12 +172,13 @@ def test_a_sqlite_admission_holds_no_write_lock_while_the_loop_runs(tmp_path: Pa
                     insert(WorkerSlot).values(slot=0, boot="boot-a", address="127.0.0.1:9000", started_at=0.0)
                 )
             sockets = SharedSockets(engine, "boot-a", 2, autocommit=auto)
-            event.listen(auto.sync_engine, "after_cursor_execute", try_the_lock)
+            probe.listen(auto)
             assert [await sockets.admit(4) for _ in range(3)] == [True, True, False]
             sockets.release(4)
             await _settled([sockets])
             assert await _count(sockets, 4) == 1
-            assert len(statements) == 3 + 2  # one statement an admission; the decrement and the emptied row
+            # one statement an admission; the decrement and the emptied row
+            assert len(probe.statements) == 3 + 2
         finally:
             await engine.dispose()
             await auto.dispose()
@@ -167,5 +186,57 @@ def test_a_sqlite_admission_holds_no_write_lock_while_the_loop_runs(tmp_path: Pa
     try:
         asyncio.run(scenario())
     finally:
-        probe.close()
-    assert locked == []
+        probe.conn.close()
+    assert probe.locked == []
+
+
+def test_sqlite_sits_and_housekeeping_hold_no_write_lock_while_the_loop_runs(tmp_path: Path) -> None:
+    """SQLite with several workers: a sit's lease (taken, given back), the tick's housekeeping (the rows
+    of workers gone, the used tickets expired) and a stopping worker's rows are one statement each,
+    committed as it runs, as an admission is; each does what it did in a transaction before."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'caps.db'}"
+    upgrade(url)
+    probe = _LockProbe(tmp_path / "caps.db")
+
+    async def scenario() -> None:
+        engine, auto = make_engine(url), make_engine(url, autocommit=True)
+        ctx = cast(ServerContext, SimpleNamespace(engine=engine, sessions=None, autocommit=auto))
+        try:
+            async with engine.begin() as conn:
+                await conn.execute(
+                    insert(WorkerSlot).values(slot=0, boot="boot-a", address="127.0.0.1:9000", started_at=0.0)
+                )
+                await conn.execute(
+                    insert(UserSockets), [{"user_id": 4, "boot": b, "sockets": 1} for b in ("boot-a", "gone")]
+                )
+                await conn.execute(
+                    insert(UsedTicket),
+                    [{"nonce": "old", "expires_at": time.time() - 120}, {"nonce": "new", "expires_at": 1e12}],
+                )
+            probe.listen(engine, auto)
+            async with sit_lease(engine, 5, autocommit=auto):
+                assert await _rows(engine, SitLease.user_id) == [5]
+            assert await _rows(engine, SitLease.user_id) == []
+            sockets = SharedSockets(engine, "boot-a", 2, autocommit=auto)
+            await sockets.forget_gone()
+            assert await _rows(engine, UserSockets.boot) == ["boot-a"]
+            await forget_used_tickets(ctx)
+            assert await _rows(engine, UsedTicket.nonce) == ["new"]
+            await sockets.close()
+            assert await _rows(engine, UserSockets.boot) == []
+        finally:
+            await engine.dispose()
+            await auto.dispose()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        probe.conn.close()
+    assert probe.locked == []
+    writes = [s for s in probe.statements if not s.lstrip().upper().startswith("SELECT")]
+    assert len(writes) == 5, writes  # the lease taken and given back, two deletes of rows, one of tickets
+
+
+async def _rows(engine: AsyncEngine, column: InstrumentedAttribute[Any]) -> list[Any]:
+    async with engine.connect() as conn:
+        return list((await conn.execute(select(column).order_by(column))).scalars())

@@ -142,9 +142,12 @@ async def redeem_signed(ctx: ServerContext, signed: SignedTickets, key: str) -> 
 _USE_TICKET = insert(UsedTicket)
 
 
+_EXPIRED_TICKETS = delete(UsedTicket).where(UsedTicket.expires_at < bindparam("before"))
+
+
 async def forget_used_tickets(ctx: ServerContext) -> None:
-    async with pool_of(ctx).sessions() as session, session.begin():
-        await session.execute(delete(UsedTicket).where(UsedTicket.expires_at < time.time() - 60))
+    async with writing(pool_of(ctx).engine, ctx.autocommit) as db:
+        await db.execute(_EXPIRED_TICKETS, {"before": time.time() - 60})
 
 
 def too_many_connections(

@@ -23,7 +23,9 @@ replaced) are neither counted nor kept.
 Sits (`sit_lease`): a user's sit takes a lease row (``sit_leases``, one per user) by one conditional upsert
 before counting his waiting seats and gives it back once the table has stored the seat (or refused it), so
 that at most one sit of a user is between its count and its stored seat anywhere. A sit that finds the
-lease taken waits for it; a lease whose worker died ends by itself after `SIT_LEASE_S`.
+lease taken waits for it; a lease whose worker died ends by itself after `SIT_LEASE_S`. On SQLite the
+taking, the giving back and the housekeeping's deletes are each one statement committed as it runs, as
+an admission is: none holds the file's write lock while the loop turns.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ _USER_LOCK = select(func.pg_advisory_xact_lock(literal(0x55534B54), bindparam("u
 _EMPTIED = delete(_SOCKETS).where(
     _SOCKETS.c.user_id == bindparam("user_id"), _SOCKETS.c.boot == bindparam("boot"), _SOCKETS.c.sockets <= 0
 )
+_GONE = delete(_SOCKETS).where(_SOCKETS.c.boot.not_in(select(WorkerSlot.boot)))
+_MINE = delete(_SOCKETS).where(_SOCKETS.c.boot == bindparam("boot"))
 
 
 def _add_statement(engine: AsyncEngine) -> Insert:
@@ -170,8 +174,8 @@ class SharedSockets:
 
     async def forget_gone(self) -> None:
         """Housekeeping: the rows of processes no slot names any more (crashed or replaced)."""
-        async with self.engine.begin() as conn:
-            await conn.execute(delete(_SOCKETS).where(_SOCKETS.c.boot.not_in(select(WorkerSlot.boot))))
+        async with writing(self.engine, self._autocommit) as conn:
+            await conn.execute(_GONE)
 
     async def close(self) -> None:
         """This process stops: its rows go with it (its sockets are closing)."""
@@ -179,10 +183,28 @@ class SharedSockets:
             with contextlib.suppress(Exception):
                 await task
         with contextlib.suppress(Exception):
-            async with self.engine.begin() as conn:
-                await conn.execute(delete(_SOCKETS).where(_SOCKETS.c.boot == self.boot))
+            async with writing(self.engine, self._autocommit) as conn:
+                await conn.execute(_MINE, {"boot": self.boot})
 
 
+def _take_statement(dialect: str) -> Insert:
+    """The user's lease for this sit (bound: ``user_id``, ``holder``, ``until``, ``now``) if nobody holds
+    it or its holder's has expired; returns the holder after it (none: another sit holds it)."""
+    insert = (postgresql if dialect == "postgresql" else sqlite).insert
+    statement: Insert = (
+        insert(_LEASES)
+        .values(user_id=bindparam("user_id"), holder=bindparam("holder"), until=bindparam("until"))
+        .on_conflict_do_update(
+            index_elements=[_LEASES.c.user_id],
+            set_={"holder": bindparam("holder"), "until": bindparam("until")},
+            where=_LEASES.c.until < bindparam("now"),
+        )
+        .returning(_LEASES.c.holder)
+    )
+    return statement
+
+
+_TAKE = {name: _take_statement(name) for name in ("postgresql", "sqlite")}
 _GIVE_BACK = delete(_LEASES).where(
     _LEASES.c.user_id == bindparam("user_id"), _LEASES.c.holder == bindparam("holder")
 )
@@ -191,28 +213,22 @@ _LEASE_WAIT_S = 40.0
 
 
 @contextlib.asynccontextmanager
-async def sit_lease(engine: AsyncEngine, user_id: int) -> AsyncIterator[None]:
+async def sit_lease(
+    engine: AsyncEngine, user_id: int, *, autocommit: AsyncEngine | None = None
+) -> AsyncIterator[None]:
     """Hold the user's sit lease for the block (several workers): taken by one upsert that succeeds only
     on a free or expired lease, given back after. Refused with ``conflict`` when another sit of the user
-    holds it for longer than a sit can take."""
+    holds it for longer than a sit can take. ``autocommit`` as for `SharedSockets`: on SQLite the taking
+    and the giving back are one statement each, committed as they run (`db.engine.writing`)."""
     holder = secrets.token_hex(16)
-    dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+    take = _TAKE["postgresql" if engine.dialect.name == "postgresql" else "sqlite"]
     deadline = time.monotonic() + _LEASE_WAIT_S
     pause = 0.01
     while True:
         now = time.time()
-        take = (
-            dialect.insert(_LEASES)
-            .values(user_id=user_id, holder=holder, until=now + SIT_LEASE_S)
-            .on_conflict_do_update(
-                index_elements=[_LEASES.c.user_id],
-                set_={"holder": holder, "until": now + SIT_LEASE_S},
-                where=_LEASES.c.until < now,
-            )
-            .returning(_LEASES.c.holder)
-        )
-        async with engine.begin() as conn:
-            taken = (await conn.execute(take)).scalar_one_or_none()
+        async with writing(engine, autocommit) as conn:
+            keys = {"user_id": user_id, "holder": holder, "until": now + SIT_LEASE_S, "now": now}
+            taken = (await conn.execute(take, keys)).scalar_one_or_none()
         if taken == holder:
             break
         if time.monotonic() > deadline:
@@ -222,5 +238,5 @@ async def sit_lease(engine: AsyncEngine, user_id: int) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        async with engine.begin() as conn:
+        async with writing(engine, autocommit) as conn:
             await conn.execute(_GIVE_BACK, {"user_id": user_id, "holder": holder})

@@ -421,7 +421,7 @@ async def _one_sit_at_a_time(ctx: ContextDep, user_id: int) -> AsyncIterator[Non
             if ctx.cluster is None:
                 yield
             else:
-                async with sit_lease(ctx.engine, user_id):
+                async with sit_lease(ctx.engine, user_id, autocommit=ctx.autocommit):
                     yield
     finally:
         if not lock.locked() and _sitting.get(user_id) is lock:
