@@ -51,6 +51,11 @@ its table is closed with 4307 naming the owner, and the bench reconnects there; 
 table was nobody's and the other worker took it meanwhile) connects again, as a page does (both before the
 measured window); server CPU and memory are the workers' sums.
 
+With ``--tickets`` each socket is opened as a browser opens it: ``POST /api/auth/ws-ticket?table=ID`` with
+the bearer token first, then the URL it answers (the owner's port with several workers) with the
+single-use ticket; the ticket's request is part of "CPU a socket connected". Without it a socket carries
+the bearer token itself, on the public port.
+
 Users are written straight into the database (one password hash) and their tokens minted with the
 server's secret (set by the bench), so 3,000 seats need no 3,000 argon2 logins.
 """
@@ -398,15 +403,40 @@ class Load:
         self.rng = random.Random(1)
         self.tasks: list[asyncio.Task[None]] = []
         self.sending: set[asyncio.Future[None]] = set()
+        self.http: httpx.AsyncClient | None = None  # --tickets: asks each socket's ticket and URL
+
+    async def ticket_url(self, sock: Sock, user: int) -> str:
+        """``--tickets``: the socket's URL as a browser opens it, from ``POST /api/auth/ws-ticket``: the
+        owner's port with several workers, a single-use ticket instead of the bearer token."""
+        assert self.http is not None
+        for _ in range(120):
+            r = await self.http.post(
+                "/api/auth/ws-ticket",
+                params={"table": sock.table.id},
+                headers={"Authorization": f"Bearer {token(user)}"},
+            )
+            if r.status_code != 503:
+                break
+            await asyncio.sleep(float(r.headers.get("Retry-After", "1")) * (0.5 + random.random()))
+        r.raise_for_status()
+        answer = r.json()
+        url = answer.get("url") or f"{self.base}/ws/tables/{sock.table.id}?ticket={answer['ticket']}"
+        return f"{url}&seat={sock.seat}"
 
     async def connect(self, sock: Sock, user: int | None) -> None:
         url = f"{self.base}/ws/tables/{sock.table.id}?seat={sock.seat}"
         headers = {} if user is None else {"Authorization": f"Bearer {token(user)}"}
+        tickets = self.http is not None and user is not None
+        if tickets:
+            headers = {}
         busy = 0
         attempt = 0
         elsewhere = 0
         while True:
             try:
+                if tickets:
+                    assert user is not None
+                    url = await self.ticket_url(sock, user)  # single-use: a new one for each attempt
                 sock.ws = await websockets.connect(
                     url, max_size=2**22, open_timeout=60, ping_interval=None, additional_headers=headers
                 )
@@ -780,6 +810,10 @@ async def drive(
     args: argparse.Namespace, port: int, pid: int, plan: Seats | None, postmaster: int | None = None
 ) -> dict[str, Any]:
     load = Load(args, f"ws://127.0.0.1:{port}")
+    if args.tickets and not args.bare:
+        load.http = httpx.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}", timeout=60, limits=httpx.Limits(max_connections=64)
+        )
     tables: list[Table] = []
     gate = asyncio.Semaphore(64)
     connects = []
@@ -802,6 +836,8 @@ async def drive(
     started, connect_cpu0, connect_client0 = time.monotonic(), proc_cpu_s(pid), time.process_time()
     await asyncio.gather(*connects)
     connect_s = time.monotonic() - started
+    if load.http is not None:
+        await load.http.aclose()
     # What the server spent accepting them (handshakes, each socket's checks, reading its table back and
     # its first snapshot): what a restart costs while every client comes back at once. Not unpaced, whose
     # tables start playing at their first snapshot.
@@ -1058,6 +1094,8 @@ def child_command(args: argparse.Namespace, bare: bool) -> list[str]:
         command.append("--bare")
     else:
         command += ["--workers", str(args.workers)]
+        if args.tickets:
+            command.append("--tickets")
         if args.database:
             command += ["--database", args.database]
     if args.server_log:
@@ -1153,6 +1191,12 @@ def main() -> int:
     parser.add_argument("--serve-relay", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--server-log", help="where the server's output goes (default: discarded)")
     parser.add_argument("--workers", type=int, default=1, help="server worker processes (serve --workers)")
+    parser.add_argument(
+        "--tickets",
+        action="store_true",
+        help="each socket asks POST /api/auth/ws-ticket?table=ID first and opens the URL it gives, as a "
+        "browser does (several workers: the owner's port), instead of the public port with a bearer token",
+    )
     args = parser.parse_args()
 
     if args.serve_relay:
