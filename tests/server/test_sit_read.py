@@ -2,7 +2,8 @@
 user is invited there, his seats at waiting tables — in one statement (`lobby._sitter`), and what it reads is
 what the separate reads give (`live_user`'s row, `room_access`, the room's settings, the count of waiting
 seats). So does a table socket, on a plain connection (`privacy.socket_caller`: the user's account and
-whether he may watch the table, decided as `room_access` and `is_seated` decide). The refusals themselves
+whether he may watch the table, decided as `room_access` and `is_seated` decide), and a websocket ticket's
+request (`deps.live_account`, decided as `live_user`). The refusals themselves
 are checked end to end over REST and websockets (test_private_rooms, test_ratings, test_smaller_hardening,
 test_database_down)."""
 
@@ -19,6 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.models import Base, GameTable, Room, RoomInvite, RoomSettings, TableSeat, User
 from app.server.accounts.privacy import access_of, is_seated, room_access, socket_caller
+from app.server.errors import ApiError
+from app.server.http.deps import live_account, live_user
 from app.server.http.routes.lobby import _sitter
 from tests.conftest import database_for
 
@@ -190,3 +193,43 @@ async def test_a_sockets_one_statement_decides_as_the_separate_reads(engine: Asy
         unknown_table = await socket_caller(db, ids[3][0], 0)
         assert unknown_table is not None and unknown_table.may_watch  # refused later, as not found
         assert await socket_caller(db, 999_999, places[0][0]) is None
+
+
+async def test_a_tickets_one_statement_decides_as_live_user(engine: AsyncEngine) -> None:
+    """`POST /api/auth/ws-ticket` reads the account in one statement (`deps.live_account`), and refuses
+    what `live_user` refuses: no such user, a disabled account, a revoked generation."""
+    sessions = make_sessionmaker(engine)
+    async with sessions() as session:
+        users = [_user("live", generation=2), _user("gone", disabled=True), _user("old", generation=1)]
+        session.add_all(users)
+        await session.commit()
+        ids = [u.id for u in users]
+    statements: list[str] = []
+    event.listen(engine.sync_engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    cases = [(ids[0], 2), (ids[0], 1), (ids[1], 0), (ids[2], 0), (ids[2], 1), (999_999, 0)]
+    decisions = []
+    for user_id, generation in cases:
+        statements.clear()
+        try:
+            account = await live_account(engine, user_id, generation)
+            mine: str | None = None
+            assert (account.id, account.token_generation) == (user_id, generation)
+        except ApiError as exc:
+            mine = exc.message
+        assert len(statements) == 1, statements
+        async with sessions() as other:
+            try:
+                await live_user(other, user_id, generation)
+                theirs: str | None = None
+            except ApiError as exc:
+                theirs = exc.message
+        assert mine == theirs
+        decisions.append(mine)
+    assert decisions == [
+        None,
+        "the token was revoked",
+        "the account is disabled",
+        "the token was revoked",
+        None,
+        "the token's user no longer exists",
+    ]

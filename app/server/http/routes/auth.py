@@ -31,7 +31,7 @@ from app.server.cluster.addresses import moved_url
 from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.server.http.admission import step_aside
-from app.server.http.deps import MAX_ID, ContextDep, CurrentClaims, CurrentUser, SessionDep, live_user
+from app.server.http.deps import MAX_ID, ContextDep, CurrentClaims, CurrentUser, SessionDep, live_account
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -138,10 +138,10 @@ async def ws_ticket(
 ) -> TicketOut:
     """A single-use ticket for opening one websocket (``/ws/tables/{id}?ticket=…``) within ``expires_in``
     seconds; the socket lives until the bearer token it came from expires."""
-    # The user is read in a session closed at once: finding the table's worker needs a connection too,
-    # and a request holds at most one (a reconnect storm of these exhausted the pool: issue 26 §1.2).
-    async with ctx.sessions() as session:
-        user = await live_user(session, claims.user_id, claims.generation)
+    # The account is read on a connection given back at once: finding the table's worker needs a
+    # connection too, and a request holds at most one (a reconnect storm of these exhausted the pool:
+    # issue 26 §1.2).
+    user = await live_account(ctx.engine, claims.user_id, claims.generation)
     book = ctx.signed_tickets or ctx.tickets
     ticket, ttl = book.issue(user.id, user.token_generation, claims.expires_at, time.monotonic())
     url = None
