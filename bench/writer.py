@@ -137,7 +137,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("url", nargs="?", help="DATABASE_URL (default: a temporary SQLite file)")
     parser.add_argument("--paced", action="store_true")
-    parser.add_argument("--intervals", default="0,5", help="comma-separated, ms (with --paced)")
+    parser.add_argument("--intervals", default="5,10", help="comma-separated, ms (with --paced)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.url or f"sqlite+aiosqlite:///{tmp}/writer.db"
