@@ -409,26 +409,20 @@ class Load:
         """``--tickets``: the socket's URL as a browser opens it, from ``POST /api/auth/ws-ticket``: the
         owner's port with several workers, a single-use ticket instead of the bearer token."""
         assert self.http is not None
-        for _ in range(120):
-            r = await self.http.post(
-                "/api/auth/ws-ticket",
-                params={"table": sock.table.id},
-                headers={"Authorization": f"Bearer {token(user)}"},
-            )
-            if r.status_code != 503:
-                break
-            await asyncio.sleep(float(r.headers.get("Retry-After", "1")) * (0.5 + random.random()))
-        r.raise_for_status()
+        r = await self.http.post(
+            "/api/auth/ws-ticket",
+            params={"table": sock.table.id},
+            headers={"Authorization": f"Bearer {token(user)}"},
+        )
+        r.raise_for_status()  # (a 503 is tried again by `connect`, as a refused handshake)
         answer = r.json()
         url = answer.get("url") or f"{self.base}/ws/tables/{sock.table.id}?ticket={answer['ticket']}"
         return f"{url}&seat={sock.seat}"
 
     async def connect(self, sock: Sock, user: int | None) -> None:
         url = f"{self.base}/ws/tables/{sock.table.id}?seat={sock.seat}"
-        headers = {} if user is None else {"Authorization": f"Bearer {token(user)}"}
         tickets = self.http is not None and user is not None
-        if tickets:
-            headers = {}
+        headers = {} if user is None or tickets else {"Authorization": f"Bearer {token(user)}"}
         busy = 0
         attempt = 0
         elsewhere = 0
@@ -834,10 +828,12 @@ async def drive(
 
             connects.append(open_one())
     started, connect_cpu0, connect_client0 = time.monotonic(), proc_cpu_s(pid), time.process_time()
-    await asyncio.gather(*connects)
+    try:
+        await asyncio.gather(*connects)
+    finally:
+        if load.http is not None:
+            await load.http.aclose()
     connect_s = time.monotonic() - started
-    if load.http is not None:
-        await load.http.aclose()
     # What the server spent accepting them (handshakes, each socket's checks, reading its table back and
     # its first snapshot): what a restart costs while every client comes back at once. Not unpaced, whose
     # tables start playing at their first snapshot.

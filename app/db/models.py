@@ -311,7 +311,7 @@ class UserSockets(Base):
 
 
 class SitLease(Base):
-    """Several workers: the one sit of a user under way (its worker's process in ``holder``, until ``until``,
+    """Several workers: the one sit of a user under way (a token of that sit in ``holder``, until ``until``,
     wall seconds), so that two sits at two workers cannot both pass the waiting-seat cap (issue 25 §1.5)."""
 
     __tablename__ = "sit_leases"

@@ -145,7 +145,8 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             ctx.shared_sockets = SharedSockets(
                 engine, writer.boot.id, settings.max_connections_per_user, autocommit=ctx.autocommit
             )
-            # The ownership tick's own small pool: never behind players' requests (issue 26 §1.2).
+            # The ownership tick's own small pool: never behind players' requests (issue 26 §1.2). Its
+            # one-statement writes on SQLite share `ctx.autocommit` with the handshakes' (each is short).
             tick_engine = make_engine(settings.database_url, 2, 2)
             tick_pool = Pool(tick_engine, make_sessionmaker(tick_engine))
             recovery = await recover_owned(ctx)

@@ -56,8 +56,9 @@ class ServerContext:
     # ... and a user's sockets are counted for the cap at every worker (`accounts.shared_caps`).
     shared_sockets: SharedSockets | None = None
     # Several workers on SQLite: an engine whose statements commit as they run, for the one-statement
-    # writes of a socket's handshake and of ownership. SQLite has one write lock for the file, and a
-    # transaction left open across the loop's turns held every worker's commits behind it.
+    # writes of a socket's handshake, ownership, a sit's lease and the tick's housekeeping. SQLite has one
+    # write lock for the file, and a transaction left open across the loop's turns held every worker's
+    # commits behind it.
     autocommit: AsyncEngine | None = None
     # A user's askings to join a table as its fourth (§7.7), per table: each one takes the table's one
     # proposal and is shown to its players, so a stranger may not keep asking (set at start).

@@ -102,6 +102,9 @@ async def test_logout_revokes_the_token_and_closes_live_sockets(chatty_server: S
             with httpx.Client(base_url=chatty_server.url) as http:
                 me = http.get("/api/auth/me", headers={"Authorization": f"Bearer {api.token}"})
                 assert me.status_code == 401 and "revoked" in me.json()["message"]
+                # Nor does it get a ticket for another socket (`deps.live_account`).
+                ticket = http.post("/api/auth/ws-ticket", headers={"Authorization": f"Bearer {api.token}"})
+                assert ticket.status_code == 401 and "revoked" in ticket.json()["message"]
     finally:
         for api in (player, operator, second):
             await api.close()
@@ -132,6 +135,8 @@ async def test_a_disabled_user_is_cut_off_at_once(chatty_server: ServerProcess) 
             with httpx.Client(base_url=chatty_server.url) as http:
                 headers = {"Authorization": f"Bearer {victim.token}"}
                 assert http.get("/api/auth/me", headers=headers).status_code == 401
+                ticket = http.post("/api/auth/ws-ticket", headers=headers)
+                assert ticket.status_code == 401 and "disabled" in ticket.json()["message"]
                 again = http.post(
                     "/api/auth/login", json={"name": who["name"], "password": "player-password"}
                 )

@@ -98,16 +98,18 @@ async def _count(worker: SharedSockets, user_id: int) -> int:
 
 def test_a_users_sit_lease_is_held_by_one_sit_at_a_time(database: str) -> None:
     """Two workers' sits of one user: the second waits until the first gives the lease back; another
-    user's sit does not wait."""
+    user's sit does not wait; a lease left by a dead worker is taken at once once it has expired."""
 
     async def scenario() -> None:
         engines = [make_engine(database), make_engine(database)]
+        # As the app makes them: on SQLite each worker's lease statements commit as they run.
+        auto = [make_engine(database, autocommit=True) if is_sqlite(database) else None for _ in engines]
         order: list[str] = []
         first_in = asyncio.Event()
         let_go = asyncio.Event()
 
         async def first() -> None:
-            async with sit_lease(engines[0], 5):
+            async with sit_lease(engines[0], 5, autocommit=auto[0]):
                 order.append("first in")
                 first_in.set()
                 await let_go.wait()
@@ -115,19 +117,26 @@ def test_a_users_sit_lease_is_held_by_one_sit_at_a_time(database: str) -> None:
 
         async def second() -> None:
             await first_in.wait()
-            async with sit_lease(engines[1], 5):
+            async with sit_lease(engines[1], 5, autocommit=auto[1]):
                 order.append("second in")
 
         try:
             racing = asyncio.gather(first(), second())
             await first_in.wait()
-            async with sit_lease(engines[1], 6):  # another user: not held up
+            async with sit_lease(engines[1], 6, autocommit=auto[1]):  # another user: not held up
                 order.append("other")
             let_go.set()
             await racing
             assert order == ["first in", "other", "first out", "second in"]
+            # A dead worker's sit left its lease behind, expired since: the next sit takes it at once.
+            async with engines[0].begin() as conn:
+                await conn.execute(insert(SitLease).values(user_id=7, holder="dead", until=time.time() - 1))
+            async with sit_lease(engines[1], 7, autocommit=auto[1]):
+                holders = await _rows(engines[1], SitLease.holder)
+                assert len(holders) == 1 and holders != ["dead"]
+            assert await _rows(engines[1], SitLease.holder) == []
         finally:
-            for engine in engines:
+            for engine in [*engines, *(a for a in auto if a is not None)]:
                 await engine.dispose()
 
     asyncio.run(scenario())

@@ -146,6 +146,7 @@ _EXPIRED_TICKETS = delete(UsedTicket).where(UsedTicket.expires_at < bindparam("b
 
 
 async def forget_used_tickets(ctx: ServerContext) -> None:
+    """Housekeeping: the used tickets that expired over a minute ago (none of them can be redeemed)."""
     async with writing(pool_of(ctx).engine, ctx.autocommit) as db:
         await db.execute(_EXPIRED_TICKETS, {"before": time.time() - 60})
 

@@ -189,7 +189,7 @@ class SharedSockets:
 
 def _take_statement(dialect: str) -> Insert:
     """The user's lease for this sit (bound: ``user_id``, ``holder``, ``until``, ``now``) if nobody holds
-    it or its holder's has expired; returns the holder after it (none: another sit holds it)."""
+    it or its lease has expired; returns the holder after it (none: another sit holds it)."""
     insert = (postgresql if dialect == "postgresql" else sqlite).insert
     statement: Insert = (
         insert(_LEASES)
