@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -164,85 +164,84 @@ class _LockProbe:
             self.locked.append(f"{exc}: {args[2]}")
 
 
-def test_a_sqlite_admission_holds_no_write_lock_while_the_loop_runs(tmp_path: Path) -> None:
-    """SQLite: a socket's admission is committed as its statement runs, so no other worker's commit waits
-    on it across the loop's turns (a thousand sockets reconnecting at once made the workers' writers wait
-    past the outage threshold): after each of its statements, another connection takes the write lock at
-    once. Nothing is counted twice or lost by it: the count above holds on this path too."""
+Scenario = Callable[[AsyncEngine, AsyncEngine, "_LockProbe"], Awaitable[None]]
+
+
+def _probed(tmp_path: Path, scenario: Scenario) -> list[str]:
+    """Run ``scenario`` on a fresh SQLite file (worker ``boot-a`` in slot 0) with an engine, an engine whose
+    statements commit as they run (as the app makes `ServerContext.autocommit`) and a probe; asserts that
+    the probe never found the write lock held, and returns the statements it saw."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'caps.db'}"
     upgrade(url)
     probe = _LockProbe(tmp_path / "caps.db")
 
-    async def scenario() -> None:
+    async def run() -> None:
         engine, auto = make_engine(url), make_engine(url, autocommit=True)
         try:
             async with engine.begin() as conn:
                 await conn.execute(
                     insert(WorkerSlot).values(slot=0, boot="boot-a", address="127.0.0.1:9000", started_at=0.0)
                 )
-            sockets = SharedSockets(engine, "boot-a", 2, autocommit=auto)
-            probe.listen(auto)
-            assert [await sockets.admit(4) for _ in range(3)] == [True, True, False]
-            sockets.release(4)
-            await _settled([sockets])
-            assert await _count(sockets, 4) == 1
-            # one statement an admission; the decrement and the emptied row
-            assert len(probe.statements) == 3 + 2
+            await scenario(engine, auto, probe)
         finally:
             await engine.dispose()
             await auto.dispose()
 
     try:
-        asyncio.run(scenario())
+        asyncio.run(run())
     finally:
         probe.conn.close()
     assert probe.locked == []
+    return probe.statements
+
+
+def test_a_sqlite_admission_holds_no_write_lock_while_the_loop_runs(tmp_path: Path) -> None:
+    """SQLite: a socket's admission is committed as its statement runs, so no other worker's commit waits
+    on it across the loop's turns (a thousand sockets reconnecting at once made the workers' writers wait
+    past the outage threshold): after each of its statements, another connection takes the write lock at
+    once. Nothing is counted twice or lost by it: the count above holds on this path too."""
+
+    async def scenario(engine: AsyncEngine, auto: AsyncEngine, probe: _LockProbe) -> None:
+        sockets = SharedSockets(engine, "boot-a", 2, autocommit=auto)
+        probe.listen(auto)
+        assert [await sockets.admit(4) for _ in range(3)] == [True, True, False]
+        sockets.release(4)
+        await _settled([sockets])
+        assert await _count(sockets, 4) == 1
+
+    statements = _probed(tmp_path, scenario)
+    assert len(statements) == 3 + 2  # one statement an admission; the decrement and the emptied row
 
 
 def test_sqlite_sits_and_housekeeping_hold_no_write_lock_while_the_loop_runs(tmp_path: Path) -> None:
     """SQLite with several workers: a sit's lease (taken, given back), the tick's housekeeping (the rows
     of workers gone, the used tickets expired) and a stopping worker's rows are one statement each,
     committed as it runs, as an admission is; each does what it did in a transaction before."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'caps.db'}"
-    upgrade(url)
-    probe = _LockProbe(tmp_path / "caps.db")
 
-    async def scenario() -> None:
-        engine, auto = make_engine(url), make_engine(url, autocommit=True)
+    async def scenario(engine: AsyncEngine, auto: AsyncEngine, probe: _LockProbe) -> None:
         ctx = cast(ServerContext, SimpleNamespace(engine=engine, sessions=None, autocommit=auto))
-        try:
-            async with engine.begin() as conn:
-                await conn.execute(
-                    insert(WorkerSlot).values(slot=0, boot="boot-a", address="127.0.0.1:9000", started_at=0.0)
-                )
-                await conn.execute(
-                    insert(UserSockets), [{"user_id": 4, "boot": b, "sockets": 1} for b in ("boot-a", "gone")]
-                )
-                await conn.execute(
-                    insert(UsedTicket),
-                    [{"nonce": "old", "expires_at": time.time() - 120}, {"nonce": "new", "expires_at": 1e12}],
-                )
-            probe.listen(engine, auto)
-            async with sit_lease(engine, 5, autocommit=auto):
-                assert await _rows(engine, SitLease.user_id) == [5]
-            assert await _rows(engine, SitLease.user_id) == []
-            sockets = SharedSockets(engine, "boot-a", 2, autocommit=auto)
-            await sockets.forget_gone()
-            assert await _rows(engine, UserSockets.boot) == ["boot-a"]
-            await forget_used_tickets(ctx)
-            assert await _rows(engine, UsedTicket.nonce) == ["new"]
-            await sockets.close()
-            assert await _rows(engine, UserSockets.boot) == []
-        finally:
-            await engine.dispose()
-            await auto.dispose()
+        async with engine.begin() as conn:
+            await conn.execute(
+                insert(UserSockets), [{"user_id": 4, "boot": b, "sockets": 1} for b in ("boot-a", "gone")]
+            )
+            await conn.execute(
+                insert(UsedTicket),
+                [{"nonce": "old", "expires_at": time.time() - 120}, {"nonce": "new", "expires_at": 1e12}],
+            )
+        probe.listen(engine, auto)
+        async with sit_lease(engine, 5, autocommit=auto):
+            assert await _rows(engine, SitLease.user_id) == [5]
+        assert await _rows(engine, SitLease.user_id) == []
+        sockets = SharedSockets(engine, "boot-a", 2, autocommit=auto)
+        await sockets.forget_gone()
+        assert await _rows(engine, UserSockets.boot) == ["boot-a"]
+        await forget_used_tickets(ctx)
+        assert await _rows(engine, UsedTicket.nonce) == ["new"]
+        await sockets.close()
+        assert await _rows(engine, UserSockets.boot) == []
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        probe.conn.close()
-    assert probe.locked == []
-    writes = [s for s in probe.statements if not s.lstrip().upper().startswith("SELECT")]
+    statements = _probed(tmp_path, scenario)
+    writes = [s for s in statements if not s.lstrip().upper().startswith("SELECT")]
     assert len(writes) == 5, writes  # the lease taken and given back, two deletes of rows, one of tickets
 
 
