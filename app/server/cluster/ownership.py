@@ -48,15 +48,10 @@ _OWNER_AND_BEAT = (
     .outerjoin(ServerState, ServerState.key == literal(HEARTBEAT_PREFIX) + GameTable.owner)
     .where(GameTable.id == bindparam("id"))
 )
-# Ownership's compare-and-set (module docstring).
-_SWAP_FROM_NOBODY = (
-    update(GameTable)
-    .where(GameTable.id == bindparam("table"), GameTable.owner.is_(None))
-    .values(owner=bindparam("new"))
-)
+# Ownership's compare-and-set (module docstring); ``expected`` None: the table is nobody's.
 _SWAP = (
     update(GameTable)
-    .where(GameTable.id == bindparam("table"), GameTable.owner == bindparam("expected"))
+    .where(GameTable.id == bindparam("table"), GameTable.owner.is_not_distinct_from(bindparam("expected")))
     .values(owner=bindparam("new"))
 )
 ADOPT_PER_TICK = 200
@@ -156,10 +151,7 @@ class Cluster:
 
     async def _swap(self, ctx: ServerContext, table_id: int, expected: str | None, new: str) -> bool:
         async with writing(pool_of(ctx).engine, ctx.autocommit) as db:
-            result = await db.execute(
-                _SWAP_FROM_NOBODY if expected is None else _SWAP,
-                {"table": table_id, "expected": expected, "new": new},
-            )
+            result = await db.execute(_SWAP, {"table": table_id, "expected": expected, "new": new})
         won = bool(result.rowcount == 1)
         if won and expected is not None and expected != self.boot:
             log.warning("table %s taken over from worker %s by %s", table_id, expected, new)
