@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 import unicodedata
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.passwords import MAX_PASSWORD, MIN_PASSWORD, hash_password
 from app.auth.roles import Role
-from app.db.models import User
+from app.db.models import ServerState, User
 
 MIN_NAME, MAX_NAME = 2, 32
+# The `server_state` row every revocation of a user's tokens (logout, a password reset, an account
+# disabled) sets to a new value, in the revocation's transaction: a process rechecks its sockets' users
+# whenever it finds the value changed (`app.server.accounts.sessions.watch_sessions`), not every user at
+# every recheck.
+ACCOUNTS_REVISION = "accounts_revision"
+_NEW_REVISION = (
+    update(ServerState).where(ServerState.key == ACCOUNTS_REVISION).values(value=bindparam("value"))
+)
 _NAME_PUNCTUATION = frozenset("_.-")
 
 
@@ -91,6 +100,7 @@ async def revoke_tokens(session: AsyncSession, user: User) -> None:
     """Every token issued so far stops working (its generation is no longer the user's)."""
     user.token_generation += 1
     await session.flush()
+    await accounts_changed(session)
 
 
 async def set_disabled(session: AsyncSession, name: str, disabled: bool) -> User:
@@ -100,6 +110,13 @@ async def set_disabled(session: AsyncSession, name: str, disabled: bool) -> User
         raise AccountError("name", "no such user")
     user.disabled = disabled
     if disabled:
-        await revoke_tokens(session, user)
+        await revoke_tokens(session, user)  # which marks the accounts changed (enabling closes nothing)
     await session.flush()
     return user
+
+
+async def accounts_changed(session: AsyncSession) -> None:
+    """Marks, in the session's transaction, that a user's tokens were revoked: every process rechecks its
+    sockets' users (a database without the row, made without the migrations, has them rechecked every
+    time)."""
+    await session.execute(_NEW_REVISION, {"value": secrets.token_hex(8)})

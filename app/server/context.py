@@ -47,6 +47,8 @@ class ServerContext:
     # Every live websocket by user id: a revoked or disabled user's sockets are closed through it.
     user_connections: dict[int, set[Connection]] = field(default_factory=dict)
     table_connections: dict[int, set[Connection]] = field(default_factory=dict)
+    # The users whose sockets opened since `accounts.sessions.watch_sessions` last rechecked.
+    fresh_users: set[int] = field(default_factory=set)
     # Several worker processes (`serve --workers N`): which tables this one owns; None with one process.
     cluster: Cluster | None = None
     # ... and how it asks the other workers for their tables' live details and their metrics.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Protocol, TypeVar
+from typing import Annotated, NamedTuple, Protocol, TypeVar
 
 from fastapi import Depends, Path, Request
-from sqlalchemy import Row, bindparam, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.auth.roles import Role
@@ -66,13 +66,21 @@ async def live_user(session: AsyncSession, user_id: int, generation: int) -> Use
 _ACCOUNT = select(User.id, User.disabled, User.token_generation).where(User.id == bindparam("user_id"))
 
 
-async def live_account(engine: AsyncEngine, user_id: int, generation: int) -> Row[int, bool, int]:
+class LiveAccount(NamedTuple):
+    """A user's account as `live_account` found it live."""
+
+    id: int
+    token_generation: int
+
+
+async def live_account(engine: AsyncEngine, user_id: int, generation: int) -> LiveAccount:
     """`live_user`'s decision on the account's columns alone, read in one statement on a plain connection
     (no ORM session): a browser asks a ticket before each socket it opens, so a restart's reconnecting
     clients ask thousands at once."""
     async with engine.connect() as db:
         row = (await db.execute(_ACCOUNT, {"user_id": user_id})).first()
-    return require_live(row, generation)
+    live = require_live(row, generation)
+    return LiveAccount(live.id, live.token_generation)
 
 
 class Account(Protocol):
