@@ -232,6 +232,17 @@ def create_app(settings: Settings | None = None) -> ServerApp:
         SecurityHeaders, socket_ports=socket_ports, socket_hosts=public_hosts(settings.public_hosts)
     )
 
+    # First of the routes: the router tries them in order, each at a cost (FastAPI 0.165 sets and restores
+    # its scope's keys for every route of an included router it tries), and the health check is asked
+    # every few seconds by whatever watches the server.
+    @app.get("/api/health")
+    async def health() -> dict[str, str | int]:
+        cluster = app.state.ctx.cluster if hasattr(app.state, "ctx") else None
+        if cluster is None:
+            return {"status": "ok"}
+        # Several workers: which one answered (the public port lands on any of them).
+        return {"status": "ok", "worker": cluster.slot, "boot": cluster.boot, "pid": os.getpid()}
+
     app.include_router(auth.router)
     app.include_router(lobby.router)
     app.include_router(history.router)
@@ -249,14 +260,6 @@ def create_app(settings: Settings | None = None) -> ServerApp:
     for router in INSIGHT_ROUTERS:  # issue 21: ratings, analysis, statistics, broadcast, export
         app.include_router(router)
     app.include_router(ws_router)
-
-    @app.get("/api/health")
-    async def health() -> dict[str, str | int]:
-        cluster = app.state.ctx.cluster if hasattr(app.state, "ctx") else None
-        if cluster is None:
-            return {"status": "ok"}
-        # Several workers: which one answered (the public port lands on any of them).
-        return {"status": "ok", "worker": cluster.slot, "boot": cluster.boot, "pid": os.getpid()}
 
     if docs:
         mount_api_docs(app)
