@@ -33,10 +33,13 @@ from app.server.http.forward import ForwardToOwner
 from app.server.http.handlers import install_error_handlers
 from app.server.http.middleware import BodyLimit, SecurityHeaders
 from app.server.http.routes import (
+    analysis,
     archive,
     auth,
+    broadcast,
     captains,
     chat,
+    export,
     history,
     internal,
     invites,
@@ -44,11 +47,13 @@ from app.server.http.routes import (
     lobby,
     operator,
     ops,
+    practice,
+    ratings,
     sanctions,
+    stats,
     tournaments,
     users,
 )
-from app.server.http.routes.insight import ROUTERS as INSIGHT_ROUTERS
 from app.server.http.ws import router as ws_router
 from app.server.http.ws import table_socket_id, table_socket_lane
 from app.server.logs import redact_credentials_in_server_logs
@@ -232,9 +237,12 @@ def create_app(settings: Settings | None = None) -> ServerApp:
         SecurityHeaders, socket_ports=socket_ports, socket_hosts=public_hosts(settings.public_hosts)
     )
 
-    # First of the routes: the router tries them in order, each at a cost (FastAPI 0.165 sets and restores
-    # its scope's keys for every route of an included router it tries), and the health check is asked
-    # every few seconds by whatever watches the server.
+    # The router tries the routes in order, each at a cost (FastAPI 0.165 sets and restores keys of its
+    # scope for every route of an included router it tries: about 2.3 µs a route), so what is asked most
+    # comes first: the health checks, the tickets, what the pages ask every few seconds (the lobby's
+    # rooms and its players' ratings, a tournament's page, a broadcast). No two routers' paths overlap but
+    # the captains' and the tournaments' (`tests/architecture/test_route_order.py`), so the order of the
+    # others decides no request.
     @app.get("/api/health")
     async def health() -> dict[str, str | int]:
         cluster = app.state.ctx.cluster if hasattr(app.state, "ctx") else None
@@ -243,21 +251,28 @@ def create_app(settings: Settings | None = None) -> ServerApp:
         # Several workers: which one answered (the public port lands on any of them).
         return {"status": "ok", "worker": cluster.slot, "boot": cluster.boot, "pid": os.getpid()}
 
-    app.include_router(auth.router)
-    app.include_router(lobby.router)
-    app.include_router(history.router)
-    app.include_router(archive.router)
-    app.include_router(sanctions.router)
-    app.include_router(life.router)
-    app.include_router(operator.router)
-    app.include_router(invites.router)
-    app.include_router(users.router)
-    app.include_router(chat.router)
-    app.include_router(ops.router)
-    app.include_router(internal.router)
-    app.include_router(captains.router)
-    app.include_router(tournaments.router)
-    for router in INSIGHT_ROUTERS:  # issue 21: ratings, analysis, statistics, broadcast, export
+    for router in (
+        ops.router,  # /healthz, /readyz, /metrics
+        auth.router,
+        lobby.router,
+        ratings.router,
+        captains.router,  # before the tournaments': its literal paths would match their {tournament_id}
+        tournaments.router,
+        broadcast.router,
+        life.router,
+        chat.router,
+        history.router,
+        invites.router,
+        archive.router,
+        sanctions.router,
+        operator.router,
+        users.router,
+        analysis.router,
+        stats.router,
+        export.router,
+        practice.router,
+        internal.router,
+    ):
         app.include_router(router)
     app.include_router(ws_router)
 
