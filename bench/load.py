@@ -383,12 +383,15 @@ class TicketClient:
         self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
     async def post(self, path: str, token: str) -> dict[str, Any]:
-        if self.idle:
-            try:
-                return await self._post(self.idle.pop(), path, token)
-            except (asyncio.IncompleteReadError, ConnectionError):
-                pass  # a kept-alive connection the server closed meanwhile: a new one
-        return await self._post(await asyncio.open_connection(self.host, self.port), path, token)
+        """The answer's JSON (a ``Content-Length`` body: the server sends no other); `Refused` unless 200.
+        A server that does not answer within a minute fails the run, as httpx's timeout did."""
+        async with asyncio.timeout(60):
+            if self.idle:
+                try:
+                    return await self._post(self.idle.pop(), path, token)
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    pass  # a kept-alive connection the server closed meanwhile: a new one
+            return await self._post(await asyncio.open_connection(self.host, self.port), path, token)
 
     async def _post(
         self, connection: tuple[asyncio.StreamReader, asyncio.StreamWriter], path: str, token: str

@@ -19,8 +19,12 @@ MIN_NAME, MAX_NAME = 2, 32
 # whenever it finds the value changed (`app.server.accounts.sessions.watch_sessions`), not every user at
 # every recheck.
 ACCOUNTS_REVISION = "accounts_revision"
+# No ORM object of the row is kept in step: none is ever loaded where tokens are revoked.
 _NEW_REVISION = (
-    update(ServerState).where(ServerState.key == ACCOUNTS_REVISION).values(value=bindparam("value"))
+    update(ServerState)
+    .where(ServerState.key == ACCOUNTS_REVISION)
+    .values(value=bindparam("value"))
+    .execution_options(synchronize_session=False)
 )
 _NAME_PUNCTUATION = frozenset("_.-")
 

@@ -237,12 +237,11 @@ def create_app(settings: Settings | None = None) -> ServerApp:
         SecurityHeaders, socket_ports=socket_ports, socket_hosts=public_hosts(settings.public_hosts)
     )
 
-    # The router tries the routes in order, each at a cost (FastAPI 0.165 sets and restores keys of its
-    # scope for every route of an included router it tries: about 2.3 µs a route), so what is asked most
-    # comes first: the health checks, the tickets, what the pages ask every few seconds (the lobby's
-    # rooms and its players' ratings, a tournament's page, a broadcast). No two routers' paths overlap but
-    # the captains' and the tournaments' (`tests/architecture/test_route_order.py`), so the order of the
-    # others decides no request.
+    # The router tries the routes in order, each at a cost (docs/capacity-log.md, "FastAPI's router"), so
+    # what is asked most comes first: the health checks, the tickets, what the pages ask every few seconds
+    # (the lobby's rooms and its players' ratings, a tournament's page, a broadcast). No path is matched
+    # by two routers but the captains' and the tournaments' (`tests/architecture/test_route_order.py`):
+    # the order of the others decides no request.
     @app.get("/api/health")
     async def health() -> dict[str, str | int]:
         cluster = app.state.ctx.cluster if hasattr(app.state, "ctx") else None

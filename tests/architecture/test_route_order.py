@@ -1,11 +1,10 @@
 """The routes are tried in the order of their traffic, and that order decides no request (issue 24).
 
-The router tries its routes in order, and for each route of an included router FastAPI (0.165) sets and
-restores keys of its scope: about 2.3 µs a route tried on the machine of 2026-12-05. Declared after the
-117 routes of the routers, a health check cost the server 463-480 µs of CPU against 213-220 µs first
-(README "Capacity"); what the pages ask every few seconds (the lobby, a tournament, a broadcast) comes
-early for the same reason. That is safe only while no path is matched by the routes of two routers, but
-for the captains' calls, whose literal paths the tournaments' ``{tournament_id}`` would match too.
+The router tries its routes in order, each at a cost (`docs/capacity-log.md`, "FastAPI's router"), so the
+health checks and what the pages ask every few seconds (the lobby, a tournament, a broadcast) come first.
+That is safe only while no path is matched by the routes of two routers, but for the captains' calls, whose
+literal paths the tournaments' ``{tournament_id}`` would match too. The routers are read as FastAPI 0.165
+keeps them, one route each (``original_router``).
 """
 
 from __future__ import annotations

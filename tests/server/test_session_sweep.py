@@ -2,10 +2,12 @@
 reads users only when it changed (every connected user) or for the sockets opened since the last recheck;
 a revocation made anywhere (`revoke_tokens`: logout, a password reset, an account disabled) changes it in
 its own transaction. Revocations by another process are checked end to end in test_sessions (the command
-line disabling a user)."""
+line disabling a user, well within the minute after which every user is read anyway)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,7 +22,8 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.db.models import ServerState, User
 from app.protocol.codes import CloseCode
-from app.server.accounts.sessions import _sweep, track
+from app.server.accounts import sessions as sessions_module
+from app.server.accounts.sessions import _sweep, track, watch_sessions
 from app.server.connections.connection import Connection
 from app.server.context import ServerContext
 from tests.conftest import database_for
@@ -134,3 +137,39 @@ async def test_users_are_read_again_only_after_a_revocation_or_for_new_sockets(e
     assert await _sweep(ctx, disabled, full=False) is None
     assert await _sweep(ctx, None, full=False) is None
     assert reads.take() == [set(ctx.user_connections)] * 2
+
+
+async def test_a_failed_recheck_and_every_minute_read_every_user_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`watch_sessions`' own decisions: which revision each recheck compares with, and when it reads every
+    user whatever the revision (after a recheck that failed; every ``full_every_s``)."""
+    calls: list[tuple[str | None, bool]] = []
+    eight = asyncio.Event()
+
+    async def sweep(ctx: ServerContext, seen: str | None, *, full: bool = True) -> str | None:
+        calls.append((seen, full))
+        if len(calls) == 2:
+            raise RuntimeError("the database went away")
+        if len(calls) == 8:
+            eight.set()
+        return "r"
+
+    monkeypatch.setattr(sessions_module, "_sweep", sweep)
+    ctx = cast(ServerContext, SimpleNamespace())
+    # Every user every fourth recheck.
+    watching = asyncio.create_task(watch_sessions(ctx, 0.001, full_every_s=0.004))
+    await eight.wait()
+    watching.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await watching
+    assert calls[:8] == [
+        (None, False),  # the first knows no revision: `_sweep` reads every user for it
+        ("r", False),  # fails
+        (None, False),  # so the next knows none again
+        ("r", True),  # the fourth
+        ("r", False),
+        ("r", False),
+        ("r", False),
+        ("r", True),
+    ]
