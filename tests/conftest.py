@@ -78,3 +78,13 @@ def database_for(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite+aiosqlite:///{tmp_path / 'preferans.db'}"
     return str(request.getfixturevalue("pg_database"))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def migrated_database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh database of each kind (`database_for`) with the migrations applied."""
+    from app.db.migrate import upgrade  # (Alembic: loaded by the tests that use it only)
+
+    url = database_for(request, tmp_path)
+    upgrade(url)
+    return url

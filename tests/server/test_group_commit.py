@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +34,6 @@ from app.server.storage.step_write import StepWrite
 from app.server.tables.commands import Act, Connect, Sit
 from app.server.tables.registry import get_actor, shutdown_all
 from app.server.timebase import MonoMs, WallMs, wall_ms
-from tests.conftest import database_for
 from tests.server.helpers import until
 
 TABLES = 3
@@ -85,11 +84,9 @@ def as_connection(fake: FakeConnection) -> Connection:
     return cast(Connection, fake)
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    url = database_for(request, tmp_path)
-    upgrade(url)
-    yield url
+@pytest.fixture
+def database_url(migrated_database: str) -> str:
+    return migrated_database
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -14,22 +13,18 @@ import pytest
 from sqlalchemy import insert, select, update
 
 from app.db.engine import is_sqlite, make_engine, make_sessionmaker
-from app.db.migrate import upgrade
 from app.db.models import GameTable, Room, ServerState, User, WorkerSlot
 from app.server.accounts.sessions import SignedTickets, redeem_signed
 from app.server.cluster.ownership import PLACING_S, Cluster
 from app.server.storage import HEARTBEAT_PREFIX
 from app.server.timebase import wall_ms
-from tests.conftest import database_for
 
 N = 40
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    url = database_for(request, tmp_path)
-    upgrade(url)
-    return url
+@pytest.fixture
+def database(migrated_database: str) -> str:
+    return migrated_database
 
 
 def _ctx(url: str) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -19,26 +18,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.auth.users import ACCOUNTS_REVISION, revoke_tokens, set_disabled
 from app.db.engine import make_engine, make_sessionmaker
-from app.db.migrate import upgrade
 from app.db.models import ServerState, User
 from app.protocol.codes import CloseCode
 from app.server.accounts import sessions as sessions_module
 from app.server.accounts.sessions import _sweep, track, watch_sessions
 from app.server.connections.connection import Connection
 from app.server.context import ServerContext
-from tests.conftest import database_for
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    url = database_for(request, tmp_path)
-    upgrade(url)
-    return url
 
 
 @pytest.fixture
-async def engine(url: str) -> AsyncIterator[AsyncEngine]:
-    engine = make_engine(url)
+async def engine(migrated_database: str) -> AsyncIterator[AsyncEngine]:
+    engine = make_engine(migrated_database)
     yield engine
     await engine.dispose()
 

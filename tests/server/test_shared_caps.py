@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -23,14 +23,11 @@ from app.db.models import SitLease, UsedTicket, UserSockets, WorkerSlot
 from app.server.accounts.sessions import forget_used_tickets
 from app.server.accounts.shared_caps import SharedSockets, sit_lease
 from app.server.context import ServerContext
-from tests.conftest import database_for
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    url = database_for(request, tmp_path)
-    upgrade(url)
-    yield url
+@pytest.fixture
+def database(migrated_database: str) -> str:
+    return migrated_database
 
 
 async def _settled(workers: list[SharedSockets]) -> None:

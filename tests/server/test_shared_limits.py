@@ -4,24 +4,18 @@ attempt, so the workers together never let more attempts through than one bucket
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
 from app.db.engine import make_engine
-from app.db.migrate import upgrade
 from app.db.models import RateBucket
 from app.server.accounts.ratelimit import KeyedLimiter, SharedLimiter
-from tests.conftest import database_for
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    url = database_for(request, tmp_path)
-    upgrade(url)
-    yield url
+@pytest.fixture
+def database(migrated_database: str) -> str:
+    return migrated_database
 
 
 class Clock:
