@@ -1,0 +1,125 @@
+"""The server's CPU for what the lobby's page asks every 3 seconds, one request at a time (issue 24: the REST
+load that grows with the players looking at the lobby, on the event loop that runs every table).
+
+The page (`app/web/static/js/pages/lobby.js`) asks, for each viewer, every 3 s: the rooms
+(``GET /api/rooms``), and for each room its tables (``GET /api/rooms/{id}/tables``) and the ratings of the
+players seated there (``GET /api/ratings/rooms/{id}/seated``). This measures what each of those costs the
+server's process with one room of ``--tables`` tables (three players each, playing, long clocks), asked
+``--polls`` times over one kept-alive connection, one request after the other; the baseline is
+``GET /api/health`` in the same server right after, as many times (the HTTP stack and the app's middlewares,
+no login, no database).
+
+Run: ``.venv/bin/python bench/lobby_cost.py [--tables 100] [--polls 1000] [--database URL] [--runs 3]``.
+Prints a JSON line per run (the server's CPU µs a request of each kind, and its ratio to the health check's,
+``x_health``; a whole poll's CPU ms) and a summary line (min–max over the runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+from load import (  # the load bench's set-up (importing it puts the repository on the path, for `tests`)
+    SECRET,
+    _pg_admin,
+    fresh_database,
+    populate,
+    proc_cpu_s,
+    stop_server,
+    token,
+    wait_up,
+)
+
+from tests.server.ports import free_ports
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def _costs(port: int, pid: int, viewer: int, polls: int) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token(viewer)}"}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30, headers=headers) as http:
+        rooms = (await http.get("/api/rooms")).json()
+        if len(rooms) != 1:
+            raise RuntimeError(f"expected the bench's one room, got {rooms}")
+        room = rooms[0]["id"]
+        paths = {
+            "rooms": "/api/rooms",
+            "tables": f"/api/rooms/{room}/tables",
+            "seated": f"/api/ratings/rooms/{room}/seated",
+            "health": "/api/health",
+        }
+        cost: dict[str, float] = {}
+        for kind, path in paths.items():
+            await http.get(path)  # warm: the statements compiled, the route's first call
+            cpu0 = proc_cpu_s(pid)
+            for _ in range(polls):
+                r = await http.get(path)
+                if r.status_code != 200:
+                    raise RuntimeError(f"{path}: {r.status_code} {r.text[:200]}")
+            cost[kind] = 1e6 * (proc_cpu_s(pid) - cpu0) / polls
+    health = cost.pop("health")
+    out: dict[str, Any] = {f"{kind}_cpu_us": round(us) for kind, us in cost.items()}
+    out["health_cpu_us"] = round(health)
+    out["x_health"] = {kind: round(us / health, 1) for kind, us in cost.items()}
+    out["poll_cpu_ms"] = round(sum(cost.values()) / 1000, 2)  # the rooms, then the one room's two
+    return out
+
+
+def run_once(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        from app.db.migrate import upgrade
+
+        url, drop = fresh_database(args.database, Path(tmp))
+        try:
+            upgrade(url)
+            plan = asyncio.run(populate(url, args.tables, 0, 30.0))
+            port = free_ports(1)
+            env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET)
+            command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning"]
+            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+            try:
+                wait_up(port, proc)
+                # A player seated at the first table looks at the lobby.
+                result = asyncio.run(_costs(port, proc.pid, plan.active[0][1][0], args.polls))
+            finally:
+                stop_server(proc)
+        finally:
+            if drop is not None and args.database:
+                asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
+    return {"database": "postgresql" if drop else "sqlite", "tables": args.tables, **result}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tables", type=int, default=100, help="tables in the one room (100)")
+    parser.add_argument("--polls", type=int, default=1000, help="requests of each kind a run (1000)")
+    parser.add_argument("--database", help="SQLite (default: a temporary file) or a PostgreSQL server URL")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    runs = []
+    for _ in range(args.runs):
+        runs.append(run_once(args))
+        print(json.dumps(runs[-1]), flush=True)
+    summary: dict[str, Any] = {"summary": True}
+    for name in ("poll_cpu_ms", "rooms_cpu_us", "tables_cpu_us", "seated_cpu_us", "health_cpu_us"):
+        values = [r[name] for r in runs]
+        summary[name] = [min(values), max(values)]
+    for kind in ("rooms", "tables", "seated"):
+        ratios = [r["x_health"][kind] for r in runs]
+        summary[f"x_health_{kind}"] = [min(ratios), max(ratios)]
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
