@@ -76,7 +76,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -1083,6 +1083,49 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@contextlib.contextmanager
+def one_server(
+    database: str | None,
+    tables: int,
+    idle: int,
+    *,
+    idle_run_out: bool = True,
+    env: dict[str, str] | None = None,
+) -> Iterator[tuple[int, int, Seats, str]]:
+    """For the benches of one kind of request (`bench/sit_cost.py`, `bench/lobby_cost.py`): the server, one
+    process, on a fresh database (a temporary SQLite file, or a new database on the PostgreSQL server of
+    ``database``, dropped afterwards) that `populate` filled: its port, its pid, the seats, and "sqlite" or
+    "postgresql". Stopped as an operator stops it at the end."""
+    from app.db.migrate import upgrade
+
+    with tempfile.TemporaryDirectory() as tmp:
+        url, drop = fresh_database(database, Path(tmp))
+        try:
+            upgrade(url)
+            plan = asyncio.run(populate(url, tables, idle, 30.0, idle_run_out=idle_run_out))
+            port = free_ports(1)
+            environment = {**os.environ, "DATABASE_URL": url, "PREFERANS_TOKEN_SECRET": SECRET, **(env or {})}
+            command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning"]
+            proc = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL)
+            try:
+                wait_up(port, proc)
+                yield port, proc.pid, plan, "postgresql" if drop else "sqlite"
+            finally:
+                stop_server(proc)
+        finally:
+            if drop is not None and database:
+                asyncio.run(_pg_admin(database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
+
+
+def printed_runs(count: int, run: Callable[[], dict[str, Any]]) -> list[dict[str, Any]]:
+    """``count`` runs, each one's JSON line printed as it ends."""
+    runs = []
+    for _ in range(count):
+        runs.append(run())
+        print(json.dumps(runs[-1]), flush=True)
+    return runs
 
 
 def measure_once(args: argparse.Namespace) -> dict[str, Any]:

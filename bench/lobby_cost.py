@@ -19,28 +19,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import httpx
 from load import (  # the load bench's set-up (importing it puts the repository on the path, for `tests`)
-    SECRET,
-    _pg_admin,
-    fresh_database,
-    populate,
+    one_server,
+    printed_runs,
     proc_cpu_s,
-    stop_server,
     token,
-    wait_up,
 )
-
-from tests.server.ports import free_ports
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 async def _costs(port: int, pid: int, viewer: int, polls: int) -> dict[str, Any]:
@@ -74,27 +61,10 @@ async def _costs(port: int, pid: int, viewer: int, polls: int) -> dict[str, Any]
 
 
 def run_once(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        from app.db.migrate import upgrade
-
-        url, drop = fresh_database(args.database, Path(tmp))
-        try:
-            upgrade(url)
-            plan = asyncio.run(populate(url, args.tables, 0, 30.0))
-            port = free_ports(1)
-            env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET)
-            command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning"]
-            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-            try:
-                wait_up(port, proc)
-                # A player seated at the first table looks at the lobby.
-                result = asyncio.run(_costs(port, proc.pid, plan.active[0][1][0], args.polls))
-            finally:
-                stop_server(proc)
-        finally:
-            if drop is not None and args.database:
-                asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
-    return {"database": "postgresql" if drop else "sqlite", "tables": args.tables, **result}
+    with one_server(args.database, args.tables, 0) as (port, pid, plan, kind):
+        # A player seated at the first table looks at the lobby.
+        result = asyncio.run(_costs(port, pid, plan.active[0][1][0], args.polls))
+    return {"database": kind, "tables": args.tables, **result}
 
 
 def main() -> int:
@@ -106,10 +76,7 @@ def main() -> int:
     parser.add_argument("--database", help="SQLite (default: a temporary file) or a PostgreSQL server URL")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    runs = []
-    for _ in range(args.runs):
-        runs.append(run_once(args))
-        print(json.dumps(runs[-1]), flush=True)
+    runs = printed_runs(args.runs, lambda: run_once(args))
     summary: dict[str, Any] = {"summary": True}
     for name in ("poll_cpu_ms", "rooms_cpu_us", "tables_cpu_us", "seated_cpu_us", "health_cpu_us"):
         values = [r[name] for r in runs]

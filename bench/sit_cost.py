@@ -21,34 +21,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
 import websockets
 from load import (  # the load bench's set-up (importing it puts the repository on the path, for `tests`)
-    SECRET,
-    _pg_admin,
     drain,
-    fresh_database,
     loop_cpu_s,
+    one_server,
     pct,
-    populate,
+    printed_runs,
     proc_cpu_s,
-    stop_server,
     token,
-    wait_up,
 )
 from prometheus_client.parser import text_string_to_metric_families
-
-from tests.server.ports import free_ports
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 async def _timeouts_fired(http: httpx.AsyncClient) -> int:
@@ -116,27 +103,11 @@ async def _sits(port: int, pid: int, idle: list[tuple[int, list[int]]]) -> dict[
 
 
 def run_once(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp:
-        from app.db.migrate import upgrade
-
-        url, drop = fresh_database(args.database, Path(tmp))
-        try:
-            upgrade(url)
-            plan = asyncio.run(populate(url, 0, args.tables, 30.0, idle_run_out=False))
-            port = free_ports(1)
-            env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET,
-                       PREFERANS_MAX_CONNECTIONS_PER_ADDRESS="0")  # fmt: skip
-            command = [sys.executable, "-m", "app", "serve", "--port", str(port), "--log-level", "warning"]
-            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-            try:
-                wait_up(port, proc)
-                result = asyncio.run(_sits(port, proc.pid, plan.idle))
-            finally:
-                stop_server(proc)
-        finally:
-            if drop is not None and args.database:
-                asyncio.run(_pg_admin(args.database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
-    return {"database": "postgresql" if drop else "sqlite", "tables": args.tables, **result}
+    # Every socket comes from this one address.
+    env = {"PREFERANS_MAX_CONNECTIONS_PER_ADDRESS": "0"}
+    with one_server(args.database, 0, args.tables, idle_run_out=False, env=env) as (port, pid, plan, kind):
+        result = asyncio.run(_sits(port, pid, plan.idle))
+    return {"database": kind, "tables": args.tables, **result}
 
 
 def main() -> int:
@@ -147,10 +118,7 @@ def main() -> int:
     parser.add_argument("--database", help="SQLite (default: a temporary file) or a PostgreSQL server URL")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    runs = []
-    for _ in range(args.runs):
-        runs.append(run_once(args))
-        print(json.dumps(runs[-1]), flush=True)
+    runs = printed_runs(args.runs, lambda: run_once(args))
     summary: dict[str, Any] = {"summary": True}
     for name, values in (
         ("cpu_ms_per_sit", [r["cpu_ms_per_sit"] for r in runs]),
