@@ -9,9 +9,15 @@ server's process with one room of ``--tables`` tables (three players each, playi
 ``GET /api/health`` in the same server right after, as many times (the HTTP stack and the app's middlewares,
 no login, no database).
 
-Run: ``.venv/bin/python bench/lobby_cost.py [--tables 100] [--polls 1000] [--database URL] [--runs 3]``.
-Prints a JSON line per run (the server's CPU µs a request of each kind, and its ratio to the health check's,
-``x_health``; a whole poll's CPU ms) and a summary line (min–max over the runs).
+A room's tables and its seated players' ratings are the same for every viewer who may see the room, and
+the server builds each once and shares it for ``PREFERANS_LOBBY_ANSWER_MS`` (1 s; `http.shared_answers`):
+asked one after the other, nearly every request here is given the answer built for an earlier one, which is
+what each of many viewers costs. ``--answer-ms 0`` has every request build its own (what the first viewer
+of each second costs, and what every viewer cost before).
+
+Run: ``.venv/bin/python bench/lobby_cost.py [--tables 100] [--polls 1000] [--database URL] [--runs 3]
+[--answer-ms MS]``. Prints a JSON line per run (the server's CPU µs a request of each kind, and its ratio to
+the health check's, ``x_health``; a whole poll's CPU ms) and a summary line (min–max over the runs).
 """
 
 from __future__ import annotations
@@ -61,10 +67,11 @@ async def _costs(port: int, pid: int, viewer: int, polls: int) -> dict[str, Any]
 
 
 def run_once(args: argparse.Namespace) -> dict[str, Any]:
-    with one_server(args.database, args.tables, 0) as (port, pid, plan, kind):
+    env = {} if args.answer_ms is None else {"PREFERANS_LOBBY_ANSWER_MS": str(args.answer_ms)}
+    with one_server(args.database, args.tables, 0, env=env) as (port, pid, plan, kind):
         # A player seated at the first table looks at the lobby.
         result = asyncio.run(_costs(port, pid, plan.active[0][1][0], args.polls))
-    return {"database": kind, "tables": args.tables, **result}
+    return {"database": kind, "tables": args.tables, "answer_ms": args.answer_ms, **result}
 
 
 def main() -> int:
@@ -75,6 +82,9 @@ def main() -> int:
     parser.add_argument("--polls", type=int, default=1000, help="requests of each kind a run (1000)")
     parser.add_argument("--database", help="SQLite (default: a temporary file) or a PostgreSQL server URL")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--answer-ms", type=float, help="the server's PREFERANS_LOBBY_ANSWER_MS (default: its own, 1000)"
+    )
     args = parser.parse_args()
     runs = printed_runs(args.runs, lambda: run_once(args))
     summary: dict[str, Any] = {"summary": True}

@@ -54,6 +54,7 @@ from app.server.http.routes import (
     tournaments,
     users,
 )
+from app.server.http.shared_answers import SharedAnswers
 from app.server.http.ws import router as ws_router
 from app.server.http.ws import table_socket_id, table_socket_lane
 from app.server.logs import redact_credentials_in_server_logs
@@ -122,6 +123,7 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             auth_by_name=limiter("auth-name", settings.auth_name_per_minute, settings.auth_name_burst),
             tickets=TicketBook(settings.ticket_ttl),
             writer=writer,
+            answers=SharedAnswers(settings.lobby_answer_ms),
         )
         ctx.join_asks = limiter("join-ask", JOIN_ASKS_PER_MINUTE, JOIN_ASKS_BURST)
         ctx.analysis = AnalysisPool(settings.analysis_workers, settings.analysis_backlog)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from app.server.cluster.ownership import Cluster
     from app.server.cluster.peers import Peers
     from app.server.connections.connection import Connection
+    from app.server.http.shared_answers import SharedAnswers
     from app.server.settings import Settings
     from app.server.storage import GroupWriter
     from app.server.tables.actor import TableActor
@@ -40,6 +41,8 @@ class ServerContext:
     auth_by_name: Limiter
     tickets: TicketBook
     writer: GroupWriter
+    # The lobby's answers that are the same for every viewer, built once and shared for a moment.
+    answers: SharedAnswers
     # The last heartbeat (wall ms) of every earlier process, read at start: the bound of what a crash
     # charges to the seat on move (`app.server.storage.charge_after_crash`).
     heartbeats: dict[str, WallMs] = field(default_factory=dict)

@@ -75,6 +75,13 @@ SOLVER_SECONDS = Histogram(
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
     registry=REGISTRY,
 )
+SHARED_ANSWERS = Counter(
+    "preferans_shared_answers_total",
+    "Answers the same for every viewer (the lobby's tables and ratings of a room), by kind: built, or "
+    "shared from one built for another request (`http.shared_answers`)",
+    ["kind", "outcome"],
+    registry=REGISTRY,
+)
 LIVE_TABLES = Gauge(
     "preferans_live_tables", "Tables loaded in this process, by status", ["status"], registry=REGISTRY
 )

@@ -28,6 +28,7 @@ from app.db.models import ActionRecord, GameTable, Room
 from app.engine.conventions import conventions_from
 from app.server.connections.connection import Connection
 from app.server.context import ServerContext
+from app.server.http.shared_answers import SharedAnswers
 from app.server.settings import Settings
 from app.server.storage import GroupWriter, charge_after_crash, clock_record
 from app.server.storage.step_write import StepWrite
@@ -105,6 +106,7 @@ async def ctx(database_url: str) -> AsyncIterator[ServerContext]:
         auth_by_name=cast(Any, None),
         tickets=cast(Any, None),
         writer=writer,
+        answers=SharedAnswers(0),
     )
     await writer.start()
     try:

@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
-from pydantic import BaseModel, Field, StrictBool
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from pydantic import BaseModel, Field, StrictBool, TypeAdapter
 from sqlalchemy import Select, bindparam, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased, outerjoin
@@ -32,6 +32,7 @@ from app.server.accounts.privacy import (
 )
 from app.server.accounts.shared_caps import sit_lease
 from app.server.cluster.peers import live_details
+from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.server.http.admission import step_aside, waiting_off_the_pool
 from app.server.http.deps import (
@@ -224,21 +225,30 @@ async def get_room(room_id: Id, user: CurrentUser, session: SessionDep) -> RoomO
     return await _room_out(session, room, user)
 
 
-@router.get("/rooms/{room_id}/tables")
-async def list_tables(room_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> list[TableOut]:
+@router.get("/rooms/{room_id}/tables", response_model=list[TableOut])
+async def list_tables(room_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> Response:
+    """The room's tables, the same for every viewer who may watch the room: built once and shared for
+    `Settings.lobby_answer_ms` (`http.shared_answers`; the lobby asks it for every viewer every 3 s)."""
     room = await session.get(Room, room_id)
     if room is not None:
         await require_watch(session, room, user)
-    tables = (
-        (await session.execute(select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id)))
-        .scalars()
-        .all()
-    )
-    # Several workers: each live table's connections and status from the worker that runs it.
-    await session.commit()  # holding no database connection while the workers answer
+    await session.commit()  # holding no database connection while the answer is built or waited for
     step_aside()
-    live = await live_details(ctx, [t.id for t in tables if t.status in LIVE])
-    return [await _table_out(ctx, session, t, live.get(t.id)) for t in tables]
+    body = await ctx.answers.get(("tables", room_id), "room_tables", lambda: _room_tables(ctx, room_id))
+    return Response(body, media_type="application/json")
+
+
+_TABLES_OUT = TypeAdapter(list[TableOut])
+
+
+async def _room_tables(ctx: ServerContext, room_id: int) -> bytes:
+    async with ctx.sessions() as session:
+        in_room = select(GameTable).where(GameTable.room_id == room_id).order_by(GameTable.id)
+        tables = (await session.execute(in_room)).scalars().all()
+        # Several workers: each live table's connections and status from the worker that runs it.
+        await session.commit()  # holding no database connection while the workers answer
+        live = await live_details(ctx, [t.id for t in tables if t.status in LIVE])
+        return _TABLES_OUT.dump_json([await _table_out(ctx, session, t, live.get(t.id)) for t in tables])
 
 
 @router.post("/rooms/{room_id}/tables", status_code=201)
@@ -276,6 +286,7 @@ async def open_table(
     session.add(table)
     await session.commit()
     await place_table(ctx, table.id)
+    ctx.answers.forget(("tables", room.id))
     return await _table_out(ctx, session, table)
 
 
@@ -308,6 +319,13 @@ async def _ask(future: asyncio.Future[Any], *, pool_done: bool = False) -> Any:
         return await asyncio.wait_for(future, timeout=30)
     except SeatError as exc:
         raise refusal(exc) from None
+
+
+def _seats_changed(ctx: ServerContext) -> None:
+    """A seat taken or freed, or a table stopped, through this process: the lobby's shared answers (the
+    rooms' tables, their seated players' ratings) are built anew at the next request (the table's room is
+    not at hand in every handler, and these are rare beside the lobby's polls)."""
+    ctx.answers.forget()
 
 
 def _require_operator(user: User) -> None:
@@ -354,7 +372,9 @@ async def sit(table_id: Id, body: SitIn, claims: CurrentClaims, ctx: ContextDep)
         reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         actor.submit(Sit(user.id, user.name, body.seat, reply))
         # With several workers the sit lease is given back through the pool after the answer.
-        return {"seat": await _ask(reply, pool_done=ctx.cluster is None)}
+        seat = await _ask(reply, pool_done=ctx.cluster is None)
+        _seats_changed(ctx)
+        return {"seat": seat}
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,6 +487,7 @@ async def seat_robot(table_id: Id, body: RobotIn, user: Caller, ctx: ContextDep)
     reply: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     actor.submit(Sit(robot_id, name, seat, reply))
     seated = await _ask(reply, pool_done=True)
+    _seats_changed(ctx)
     attach_robots(ctx, actor)
     return {"seat": seated, "robot": name}
 
@@ -477,6 +498,7 @@ async def leave(table_id: Id, user: Caller, ctx: ContextDep) -> dict[str, bool]:
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Leave(user.id, reply))
     await _ask(reply, pool_done=True)
+    _seats_changed(ctx)
     return {"left": True}
 
 
@@ -493,6 +515,7 @@ async def remove_player(
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Unseat(seat, None, reply))
     await _ask(reply)
+    _seats_changed(ctx)
     async with ctx.sessions() as session, session.begin():
         audit(session, user, "remove_player", f"table {table_id}", seat=seat, player=removed)
     return {"removed": True}
@@ -511,6 +534,7 @@ async def stop_table(table_id: Id, body: StopIn, user: Caller, ctx: ContextDep) 
     reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     actor.submit(Stop(f"{user.name}: {body.reason}", reply))
     await _ask(reply)
+    _seats_changed(ctx)
     async with ctx.sessions() as session, session.begin():
         audit(session, user, "stop_table", f"table {table_id}", reason=body.reason)
     return {"stopped": True}

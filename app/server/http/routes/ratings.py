@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+import orjson
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
 from sqlalchemy import select
 
@@ -15,8 +16,9 @@ from app.db.models import GameTable, PlayerRating, Room, RoomSettings, TableSeat
 from app.protocol.codes import ErrorCode
 from app.server.accounts.audit import audit
 from app.server.accounts.privacy import require_watch
+from app.server.context import ServerContext
 from app.server.errors import ApiError
-from app.server.http.deps import MAX_ID, CurrentUser, Id, OperatorUser, SessionDep
+from app.server.http.deps import MAX_ID, ContextDep, CurrentUser, Id, OperatorUser, SessionDep
 from app.server.ratings import SITE, ratings_of, room_settings
 from app.server.ratings.reading import history, leaderboard, shown
 from app.server.tables.robot_levels import robot_level
@@ -130,22 +132,32 @@ async def table_ratings(table_id: Id, user: CurrentUser, session: SessionDep) ->
 
 
 @router.get("/rooms/{room_id}/seated")
-async def room_seated(room_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+async def room_seated(room_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> Response:
     """The lobby's view: for each table of the room still in play, each seated player's rating on the
-    room's ladder (``tables: {table: {seat: rating}}``), and whether the room broadcasts its tables."""
+    room's ladder (``tables: {table: {seat: rating}}``), and whether the room broadcasts its tables. The
+    same for every viewer who may see the room: built once and shared for `Settings.lobby_answer_ms`
+    (`http.shared_answers`; the lobby asks it for every viewer every 3 s)."""
     await _visible_room(session, room_id, user)
-    rows = (
-        await session.execute(
-            select(TableSeat.table_id, TableSeat.seat, TableSeat.user_id)
-            .join(GameTable, GameTable.id == TableSeat.table_id)
-            .where(GameTable.room_id == room_id, GameTable.status.in_(LIVE))
-        )
-    ).all()
-    ratings = await ratings_of(session, room_id, {int(u) for _, _, u in rows})
-    out: dict[str, dict[str, Any]] = {}
-    for table_id, seat, user_id in rows:
-        out.setdefault(str(table_id), {})[str(seat)] = ratings[int(user_id)]
-    return {"broadcast": bool((await room_settings(session, room_id)).broadcast), "tables": out}
+    await session.commit()  # holding no database connection while the answer is built or waited for
+    body = await ctx.answers.get(("seated", room_id), "room_seated", lambda: _room_seated(ctx, room_id))
+    return Response(body, media_type="application/json")
+
+
+async def _room_seated(ctx: ServerContext, room_id: int) -> bytes:
+    async with ctx.sessions() as session:
+        rows = (
+            await session.execute(
+                select(TableSeat.table_id, TableSeat.seat, TableSeat.user_id)
+                .join(GameTable, GameTable.id == TableSeat.table_id)
+                .where(GameTable.room_id == room_id, GameTable.status.in_(LIVE))
+            )
+        ).all()
+        ratings = await ratings_of(session, room_id, {int(u) for _, _, u in rows})
+        out: dict[str, dict[str, Any]] = {}
+        for table_id, seat, user_id in rows:
+            out.setdefault(str(table_id), {})[str(seat)] = ratings[int(user_id)]
+        broadcast = bool((await room_settings(session, room_id)).broadcast)
+    return orjson.dumps({"broadcast": broadcast, "tables": out})
 
 
 class RoomRatingsIn(BaseModel):
@@ -180,7 +192,7 @@ async def get_room_settings(room_id: Id, user: CurrentUser, session: SessionDep)
 
 @router.put("/rooms/{room_id}/settings")
 async def put_room_settings(
-    room_id: Id, body: RoomRatingsIn, user: OperatorUser, session: SessionDep
+    room_id: Id, body: RoomRatingsIn, user: OperatorUser, ctx: ContextDep, session: SessionDep
 ) -> dict[str, Any]:
     """The room's operator (or an admin) sets them; games already rated keep their ratings."""
     room = await session.get(Room, room_id)
@@ -196,4 +208,5 @@ async def put_room_settings(
     row.broadcast = body.broadcast
     audit(session, user, "room_ratings", f"room {room_id}", **body.model_dump())
     await session.commit()
+    ctx.answers.forget(("seated", room_id))  # its `broadcast`
     return _settings_out(row)

@@ -1,0 +1,226 @@
+"""The lobby's answers that are the same for every viewer (a room's tables, its seated players' ratings):
+built once and shared for a moment (`app.server.http.shared_answers`, issue 24), forgotten at once by what
+this process changes, never given to a viewer who may not see the room."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.migrate import upgrade
+from app.server.app import create_app
+from app.server.http.routes.lobby import TableOut
+from app.server.http.shared_answers import SharedAnswers
+from app.server.metrics import REGISTRY
+from app.server.settings import Settings
+from tests.server.in_process import add_operator, bearer
+
+# ------------------------------------------------------------------------------------------ the store
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Builds:
+    """A build that counts its calls and waits for ``release`` before answering."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.release = asyncio.Event()
+        self.fail: Exception | None = None
+
+    async def __call__(self) -> bytes:
+        self.calls += 1
+        call = self.calls
+        await self.release.wait()
+        if self.fail is not None:
+            raise self.fail
+        return f"answer {call}".encode()
+
+
+async def test_one_build_serves_the_requests_of_its_moment() -> None:
+    clock, build = _Clock(), _Builds()
+    answers = SharedAnswers(1000, clock=clock)
+    waiting = [asyncio.create_task(answers.get("room", "t", build)) for _ in range(3)]
+    await asyncio.sleep(0)
+    build.release.set()
+    assert await asyncio.gather(*waiting) == [b"answer 1"] * 3
+    clock.now += 0.999
+    assert await answers.get("room", "t", build) == b"answer 1"
+    assert await answers.get("another room", "t", build) == b"answer 2"
+    clock.now += 0.001  # the first answer is a second old, counted from its build's start
+    assert await answers.get("room", "t", build) == b"answer 3"
+    assert build.calls == 3
+
+
+async def test_without_a_moment_every_request_builds_its_own() -> None:
+    build = _Builds()
+    build.release.set()
+    answers = SharedAnswers(0)
+    assert [await answers.get("room", "t", build) for _ in range(2)] == [b"answer 1", b"answer 2"]
+    assert len(answers) == 0
+
+
+async def test_a_failed_build_is_kept_by_no_one() -> None:
+    build = _Builds()
+    build.fail = RuntimeError("database away")
+    answers = SharedAnswers(1000, clock=_Clock())
+    waiting = [asyncio.create_task(answers.get("room", "t", build)) for _ in range(2)]
+    await asyncio.sleep(0)
+    build.release.set()
+    results = await asyncio.gather(*waiting, return_exceptions=True)
+    assert [str(r) for r in results] == ["database away"] * 2
+    build.fail = None
+    assert await answers.get("room", "t", build) == b"answer 2"
+
+
+async def test_a_request_gone_leaves_the_build_to_the_others() -> None:
+    build = _Builds()
+    answers = SharedAnswers(1000, clock=_Clock())
+    first = asyncio.create_task(answers.get("room", "t", build))
+    second = asyncio.create_task(answers.get("room", "t", build))
+    await asyncio.sleep(0)
+    first.cancel()  # its client went away
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    build.release.set()
+    assert await second == b"answer 1"
+    assert build.calls == 1
+
+
+async def test_forgotten_answers_are_built_anew_and_a_late_build_replaces_nothing() -> None:
+    build = _Builds()
+    answers = SharedAnswers(1000, clock=_Clock())
+    before = asyncio.create_task(answers.get("room", "t", build))
+    await asyncio.sleep(0)
+    answers.forget("room")  # a seat changed while the answer was being built
+    after = asyncio.create_task(answers.get("room", "t", build))
+    await asyncio.sleep(0)
+    build.release.set()
+    assert (await before, await after) == (b"answer 1", b"answer 2")
+    assert await answers.get("room", "t", build) == b"answer 2"  # the later build's, kept
+    answers.forget()
+    assert await answers.get("room", "t", build) == b"answer 3"
+
+
+async def test_the_answers_kept_are_bounded() -> None:
+    build = _Builds()
+    build.release.set()
+    answers = SharedAnswers(1000, max_answers=2, clock=_Clock())
+    for room in ("a", "b", "c"):
+        await answers.get(room, "t", build)
+    assert len(answers) == 2
+    assert await answers.get("a", "t", build) == b"answer 4"  # the oldest went first
+    assert await answers.get("c", "t", build) == b"answer 3"
+
+
+# ------------------------------------------------------------------------------------------ the lobby
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    """An app whose shared answers last a minute: within a test, only what it changes forgets them."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'lobby.db'}"
+    upgrade(url)
+    asyncio.run(add_operator(url))
+    settings = Settings(database_url=url, token_secret="s" * 40, lobby_answer_ms=60_000)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def _player(client: TestClient, name: str) -> dict[str, str]:
+    answer = client.post("/api/auth/register", json={"name": name, "password": "a-long-password"})
+    assert answer.status_code == 201, answer.text
+    login = client.post("/api/auth/login", json={"name": name, "password": "a-long-password"})
+    return {"Authorization": f"Bearer {login.json()['token']}"}
+
+
+def _counts(kind: str) -> tuple[float, float]:
+    def value(outcome: str) -> float:
+        labels = {"kind": kind, "outcome": outcome}
+        return REGISTRY.get_sample_value("preferans_shared_answers_total", labels) or 0.0
+
+    return value("built"), value("shared")
+
+
+def _get(client: TestClient, path: str, headers: dict[str, str]) -> tuple[int, bytes]:
+    answer = client.get(path, headers=headers)
+    return answer.status_code, answer.content
+
+
+def test_a_rooms_tables_are_built_once_for_its_viewers_and_anew_after_a_sit(client: TestClient) -> None:
+    operator = bearer(client)
+    room = client.post("/api/rooms", json={"name": "Club"}, headers=operator).json()
+    table = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()
+    viewers = [operator, _player(client, "anna"), _player(client, "boris")]
+    path = f"/api/rooms/{room['id']}/tables"
+
+    built, shared = _counts("room_tables")
+    answers = [_get(client, path, viewer) for viewer in viewers]
+    assert _counts("room_tables") == (built + 1, shared + 2)
+    assert {status for status, _ in answers} == {200} and len({body for _, body in answers}) == 1
+    (listed,) = json.loads(answers[0][1])
+    # The answer's JSON is the model's, as FastAPI gave it before: every field, in the schema's order.
+    assert list(listed) == list(TableOut.model_fields)
+    assert listed["id"] == table["id"] and listed["status"] == "waiting"
+    assert [p["user"] for p in listed["players"]] == [None, None, None]
+
+    sat = client.post(f"/api/tables/{table['id']}/sit", json={"seat": 1}, headers=viewers[1])
+    assert sat.status_code == 200, sat.text
+    status, body = _get(client, path, viewers[2])
+    assert _counts("room_tables") == (built + 2, shared + 2)
+    assert [p["user"] for p in json.loads(body)[0]["players"]] == [None, "anna", None]
+
+    assert client.post(f"/api/tables/{table['id']}/leave", headers=viewers[1]).status_code == 200
+    status, body = _get(client, path, viewers[0])
+    assert [p["user"] for p in json.loads(body)[0]["players"]] == [None, None, None]
+    opened = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()
+    status, body = _get(client, path, viewers[2])
+    assert [t["id"] for t in json.loads(body)] == [table["id"], opened["id"]]
+    assert _counts("room_tables") == (built + 4, shared + 2)
+
+
+def test_a_rooms_seated_ratings_are_shared_and_its_broadcast_setting_shows_at_once(client: TestClient) -> None:
+    operator = bearer(client)
+    room = client.post("/api/rooms", json={"name": "Club"}, headers=operator).json()
+    table = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()
+    anna = _player(client, "anna")
+    assert client.post(f"/api/tables/{table['id']}/sit", json={"seat": 0}, headers=anna).status_code == 200
+    path = f"/api/ratings/rooms/{room['id']}/seated"
+
+    built, shared = _counts("room_seated")
+    first, second = _get(client, path, operator), _get(client, path, anna)
+    assert first == second and first[0] == 200
+    assert _counts("room_seated") == (built + 1, shared + 1)
+    seated: dict[str, Any] = json.loads(first[1])
+    assert seated["broadcast"] is False and list(seated["tables"]) == [str(table["id"])]
+    assert list(seated["tables"][str(table["id"])]) == ["0"]
+
+    put = client.put(f"/api/ratings/rooms/{room['id']}/settings", json={"broadcast": True}, headers=operator)
+    assert put.status_code == 200, put.text
+    assert json.loads(_get(client, path, anna)[1])["broadcast"] is True
+    assert _counts("room_seated") == (built + 2, shared + 1)
+
+
+def test_a_shared_answer_goes_only_to_viewers_who_may_see_the_room(client: TestClient) -> None:
+    operator = bearer(client)
+    body = {"name": "Closed club", "private": True, "spectators": False}
+    room = client.post("/api/rooms", json=body, headers=operator).json()
+    client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator)
+    stranger = _player(client, "stranger")
+    for path in (f"/api/rooms/{room['id']}/tables", f"/api/ratings/rooms/{room['id']}/seated"):
+        assert _get(client, path, operator)[0] == 200  # built and kept
+        status, refused = _get(client, path, stranger)
+        assert status == 403, refused
+        assert json.loads(refused)["error"] == "private_room", refused
