@@ -160,6 +160,10 @@ async def test_only_invited_players_sit_and_robots_of_the_operator_too(server: S
 
         await operator.call("POST", f"{base}/invites", {"user": named_name})
         assert (await named.call("GET", f"/api/rooms/{room['id']}"))["may_sit"] is True
+        # The lobby's list says the same, to the invited player, the operator and no one else.
+        for viewer, may_sit in ((named, True), (operator, True), (uninvited, False)):
+            listed = {r["id"]: r for r in await viewer.call("GET", "/api/rooms")}
+            assert listed[room["id"]]["may_sit"] is may_sit and listed[room["id"]]["operator"] == OPERATOR
         assert await named.sit(table_id, 0) == 0
 
         link = await operator.call("POST", f"{base}/links")

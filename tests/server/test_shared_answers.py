@@ -179,19 +179,19 @@ def test_a_rooms_tables_are_built_once_for_its_viewers_and_anew_after_a_sit(clie
     sat = client.post(f"/api/tables/{table['id']}/sit", json={"seat": 1}, headers=viewers[1])
     assert sat.status_code == 200, sat.text
     status, body = _get(client, path, viewers[2])
-    assert _counts("room_tables") == (built + 2, shared + 2)
+    assert status == 200 and _counts("room_tables") == (built + 2, shared + 2)
     assert [p["user"] for p in json.loads(body)[0]["players"]] == [None, "anna", None]
 
     assert client.post(f"/api/tables/{table['id']}/leave", headers=viewers[1]).status_code == 200
     status, body = _get(client, path, viewers[0])
-    assert [p["user"] for p in json.loads(body)[0]["players"]] == [None, None, None]
+    assert status == 200 and [p["user"] for p in json.loads(body)[0]["players"]] == [None, None, None]
     opened = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()
     status, body = _get(client, path, viewers[2])
-    assert [t["id"] for t in json.loads(body)] == [table["id"], opened["id"]]
+    assert status == 200 and [t["id"] for t in json.loads(body)] == [table["id"], opened["id"]]
     assert _counts("room_tables") == (built + 4, shared + 2)
 
 
-def test_a_rooms_seated_ratings_are_shared_and_its_broadcast_setting_shows_at_once(client: TestClient) -> None:
+def test_a_rooms_seated_ratings_are_shared_and_a_new_broadcast_setting_shows(client: TestClient) -> None:
     operator = bearer(client)
     room = client.post("/api/rooms", json={"name": "Club"}, headers=operator).json()
     table = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Select, bindparam, exists, or_, outerjoin, select, true
+from sqlalchemy import BindParameter, ColumnElement, Select, bindparam, exists, or_, outerjoin, select, true
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.auth.roles import Role
@@ -81,10 +81,21 @@ async def room_access(session: AsyncSession, room: Room, user: User) -> Access:
 
 def visible_rooms(user: User) -> ColumnElement[bool]:
     """The SQL condition for the rooms ``user`` may watch (the lobby lists only those)."""
-    if Role(user.role).allows(Role.ADMIN):
+    return rooms_visible_to(user.id, admin=Role(user.role).allows(Role.ADMIN))
+
+
+def rooms_visible_to(viewer: int | BindParameter[int], *, admin: bool) -> ColumnElement[bool]:
+    """`visible_rooms` of a viewer's id, or of a bound parameter for a statement built once."""
+    if admin:
         return true()
-    invited = exists().where(RoomInvite.room_id == Room.id, RoomInvite.user_id == user.id)
-    return or_(Room.private.is_(False), Room.spectators.is_(True), Room.operator_id == user.id, invited)
+    return or_(
+        Room.private.is_(False), Room.spectators.is_(True), Room.operator_id == viewer, invited_to(viewer)
+    )
+
+
+def invited_to(viewer: int | BindParameter[int]) -> ColumnElement[bool]:
+    """The SQL condition that ``viewer`` (an id, or a bound parameter) is invited to the query's room."""
+    return exists().where(RoomInvite.room_id == Room.id, RoomInvite.user_id == viewer)
 
 
 async def require_sit(session: AsyncSession, room: Room, user: User) -> None:
