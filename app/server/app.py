@@ -199,6 +199,7 @@ def create_app(settings: Settings | None = None) -> ServerApp:
             if ctx.peers is not None:
                 await ctx.peers.close()
             await shutdown_all(ctx)
+            await ctx.answers.close()
             if ctx.shared_sockets is not None:
                 await ctx.shared_sockets.close()
             if ctx.autocommit is not None:

@@ -146,7 +146,7 @@ class Settings(BaseSettings):
     # How long the lobby's answers that are the same for every viewer (a room's tables, its seated players'
     # ratings) are built once and shared (`http.shared_answers`); 0: built for each request. What this
     # process changes forgets them at once; the rest shows this much later at most.
-    lobby_answer_ms: float = Field(1000.0, ge=0, le=60_000)
+    lobby_answer_ms: float = Field(1000.0, ge=0, le=10_000)
     # permessage-deflate compresses every frame again for every connection (its context is per
     # connection): off, an update encoded once costs no more per viewer than a socket write.
     ws_deflate: bool = False

@@ -64,6 +64,31 @@ async def test_one_build_serves_the_requests_of_its_moment() -> None:
     assert build.calls == 3
 
 
+async def test_a_build_slower_than_its_moment_is_still_the_one_for_all() -> None:
+    clock, build = _Clock(), _Builds()
+    answers = SharedAnswers(1000, clock=clock)
+    first = asyncio.create_task(answers.get("room", "t", build))
+    await asyncio.sleep(0)
+    clock.now += 5  # the database is slow: the build outlasts its moment
+    later = asyncio.create_task(answers.get("room", "t", build))
+    await asyncio.sleep(0)
+    build.release.set()
+    assert (await first, await later) == (b"answer 1", b"answer 1")
+    assert build.calls == 1
+    assert await answers.get("room", "t", build) == b"answer 2"  # finished and old: built again
+
+
+async def test_closing_cancels_the_builds_under_way() -> None:
+    build = _Builds()
+    answers = SharedAnswers(1000, clock=_Clock())
+    waiting = asyncio.create_task(answers.get("room", "t", build))
+    await asyncio.sleep(0)
+    await answers.close()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert len(answers) == 0
+
+
 async def test_without_a_moment_every_request_builds_its_own() -> None:
     build = _Builds()
     build.release.set()
@@ -130,12 +155,15 @@ async def test_the_answers_kept_are_bounded() -> None:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    """An app whose shared answers last a minute: within a test, only what it changes forgets them."""
+    """The app as it is served, its shared answers on a clock that stands still: within a test, only what
+    the test changes forgets them, however slow the machine."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'lobby.db'}"
     upgrade(url)
     asyncio.run(add_operator(url))
-    settings = Settings(database_url=url, token_secret="s" * 40, lobby_answer_ms=60_000)
-    with TestClient(create_app(settings)) as test_client:
+    with TestClient(create_app(Settings(database_url=url, token_secret="s" * 40))) as test_client:
+        context = test_client.app.state.ctx  # type: ignore[attr-defined]
+        assert context.answers.ttl_s == 1.0  # the default
+        context.answers = SharedAnswers(1000, clock=lambda: 0.0)
         yield test_client
 
 
@@ -189,6 +217,27 @@ def test_a_rooms_tables_are_built_once_for_its_viewers_and_anew_after_a_sit(clie
     status, body = _get(client, path, viewers[2])
     assert status == 200 and [t["id"] for t in json.loads(body)] == [table["id"], opened["id"]]
     assert _counts("room_tables") == (built + 4, shared + 2)
+
+
+def test_an_unknown_room_has_no_tables_and_keeps_no_answer(client: TestClient) -> None:
+    operator = bearer(client)
+    before = _counts("room_tables")
+    assert _get(client, "/api/rooms/987654/tables", operator) == (200, b"[]")
+    assert _counts("room_tables") == before
+    assert client.get("/api/ratings/rooms/987654/seated", headers=operator).status_code == 404
+
+
+def test_the_shared_answers_keep_their_schemas(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+
+    def schema(path: str) -> dict[str, Any]:
+        found: dict[str, Any] = paths[path]["get"]["responses"]["200"]["content"]["application/json"][
+            "schema"
+        ]
+        return found
+
+    assert schema("/api/rooms/{room_id}/tables")["items"] == {"$ref": "#/components/schemas/TableOut"}
+    assert schema("/api/ratings/rooms/{room_id}/seated")["type"] == "object"
 
 
 def test_a_rooms_seated_ratings_are_shared_and_a_new_broadcast_setting_shows(client: TestClient) -> None:

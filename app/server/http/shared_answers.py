@@ -4,8 +4,9 @@ The lobby's page asks, for every viewer every 3 s, each room's tables and its se
 (issue 24). Both answers depend on the room, not on who asks (each request still checks that its viewer may
 see the room before it is given one), so a hundred viewers of a room each building them cost the event
 loop a hundred times what one does. Here each answer is built by one task, encoded once, and given to every
-request of the next ``ttl_ms`` (its age is counted from the start of its build, so nothing older than that
-is given); the requests that come while it is built wait for that build instead of starting their own.
+request of the next ``ttl_ms`` (its age is counted from the start of its build); the requests that come
+while it is built wait for that build instead of starting their own, however long it takes (a build slower
+than ``ttl_ms`` is a loaded server, the moment when one build for all matters most).
 
 What this process itself changes (a table opened, a seat taken or left) forgets the answers at once
 (`forget`), so a player back in the lobby after his own sit sees it; what other processes and the tables'
@@ -54,7 +55,7 @@ class SharedAnswers:
             return await build()
         now = self._clock()
         answer = self._answers.get(key)
-        if answer is None or answer.expires <= now:
+        if answer is None or (answer.build.done() and answer.expires <= now):
             answer = self._start(key, now, build)
             metrics.SHARED_ANSWERS.labels(kind, "built").inc()
         else:
@@ -84,7 +85,7 @@ class SharedAnswers:
             del self._answers[key]
 
     def _drop_oldest(self, now: float) -> None:
-        for key in [k for k, a in self._answers.items() if a.expires <= now]:
+        for key in [k for k, a in self._answers.items() if a.build.done() and a.expires <= now]:
             del self._answers[key]
         while len(self._answers) >= self.max_answers:
             del self._answers[next(iter(self._answers))]
@@ -97,3 +98,11 @@ class SharedAnswers:
             return
         for key in keys:
             self._answers.pop(key, None)
+
+    async def close(self) -> None:
+        """Cancel the builds under way and wait for them (at the app's end, before its database goes)."""
+        builds = [answer.build for answer in self._answers.values() if not answer.build.done()]
+        self._answers.clear()
+        for build in builds:
+            build.cancel()
+        await asyncio.gather(*builds, return_exceptions=True)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import BaseModel, Field, StrictBool, TypeAdapter
-from sqlalchemy import BindParameter, Select, bindparam, func, or_, select
+from sqlalchemy import BindParameter, Integer, Select, bindparam, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased, outerjoin
 
@@ -232,7 +232,7 @@ def _rooms_read(admin: bool) -> Select[Any]:
         .outerjoin(User, User.id == Room.operator_id)
         .where(Room.closed.is_(False), Room.id > bindparam("after"), rooms_visible_to(viewer, admin=admin))
         .order_by(Room.id)
-        .limit(bindparam("limit"))
+        .limit(bindparam("limit", type_=Integer))
     )
 
 
@@ -273,8 +273,9 @@ async def list_tables(room_id: Id, user: CurrentUser, ctx: ContextDep, session: 
     """The room's tables, the same for every viewer who may watch the room: built once and shared for
     `Settings.lobby_answer_ms` (`http.shared_answers`; the lobby asks it for every viewer every 3 s)."""
     room = await session.get(Room, room_id)
-    if room is not None:
-        await require_watch(session, room, user)
+    if room is None:
+        return Response(b"[]", media_type="application/json")  # (kept by no one: ids are the caller's)
+    await require_watch(session, room, user)
     await session.commit()  # holding no database connection while the answer is built or waited for
     step_aside()
     body = await ctx.answers.get(("tables", room_id), "room_tables", lambda: _room_tables(ctx, room_id))
@@ -365,9 +366,11 @@ async def _ask(future: asyncio.Future[Any], *, pool_done: bool = False) -> Any:
 
 
 def _seats_changed(ctx: ServerContext) -> None:
-    """A seat taken or freed, or a table stopped, through this process: the lobby's shared answers (the
-    rooms' tables, their seated players' ratings) are built anew at the next request (the table's room is
-    not at hand in every handler, and these are rare beside the lobby's polls)."""
+    """A seat freed or a table stopped through this process: the lobby's shared answers (the rooms'
+    tables, their seated players' ratings) are built anew at the next request (the table's room is not at
+    hand in these handlers, and they are rare beside the lobby's polls). A player who leaves a table and
+    goes back to the lobby sees the seat free; what changes a seat elsewhere (a substitute, a fourth's
+    join, a tournament's draw, a seat freed for its player's absence) shows within `lobby_answer_ms`."""
     ctx.answers.forget()
 
 
@@ -416,7 +419,8 @@ async def sit(table_id: Id, body: SitIn, claims: CurrentClaims, ctx: ContextDep)
         actor.submit(Sit(user.id, user.name, body.seat, reply))
         # With several workers the sit lease is given back through the pool after the answer.
         seat = await _ask(reply, pool_done=ctx.cluster is None)
-        _seats_changed(ctx)
+        if room is not None:
+            ctx.answers.forget(("tables", room.id), ("seated", room.id))
         return {"seat": seat}
 
 

@@ -582,6 +582,8 @@ async def start_round(
             f"round {rnd.number} could not be seated ({reason}); its tables were stopped and it may be "
             "drawn again",
         ) from exc
+    finally:
+        ctx.answers.forget(("tables", t.room_id), ("seated", t.room_id))  # the room's new tables and seats
     return await _round_out(session, rnd, round(time.time() * 1000))
 
 
