@@ -267,9 +267,19 @@ def test_a_shared_answer_goes_only_to_viewers_who_may_see_the_room(client: TestC
     body = {"name": "Closed club", "private": True, "spectators": False}
     room = client.post("/api/rooms", json=body, headers=operator).json()
     client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator)
-    stranger = _player(client, "stranger")
+    stranger, guest, gone = _player(client, "stranger"), _player(client, "guest"), _player(client, "gone")
+    invited = client.post(
+        f"/api/operator/rooms/{room['id']}/invites", json={"user": "guest"}, headers=operator
+    )
+    assert invited.status_code in (200, 201), invited.text
+    assert client.post("/api/auth/logout", headers=gone).status_code == 200  # his tokens revoked
     for path in (f"/api/rooms/{room['id']}/tables", f"/api/ratings/rooms/{room['id']}/seated"):
         assert _get(client, path, operator)[0] == 200  # built and kept
+        assert _get(client, path, guest) == _get(client, path, operator)
         status, refused = _get(client, path, stranger)
         assert status == 403, refused
         assert json.loads(refused)["error"] == "private_room", refused
+        status, refused = _get(client, path, gone)
+        assert status == 401 and json.loads(refused)["error"] == "unauthorized", refused
+        status, refused = _get(client, path, {})
+        assert status == 401, refused

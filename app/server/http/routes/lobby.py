@@ -49,6 +49,7 @@ from app.server.http.deps import (
     bearer_token,
     require_live,
     user_from_token,
+    watches_room,
 )
 from app.server.http.handlers import refusal
 from app.server.ratings import require_rating_within
@@ -269,14 +270,11 @@ async def get_room(room_id: Id, user: CurrentUser, session: SessionDep) -> RoomO
 
 
 @router.get("/rooms/{room_id}/tables", response_model=list[TableOut])
-async def list_tables(room_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> Response:
+async def list_tables(room_id: Id, claims: CurrentClaims, ctx: ContextDep) -> Response:
     """The room's tables, the same for every viewer who may watch the room: built once and shared for
     `Settings.lobby_answer_ms` (`http.shared_answers`; the lobby asks it for every viewer every 3 s)."""
-    room = await session.get(Room, room_id)
-    if room is None:
+    if not await watches_room(ctx, claims, room_id):
         return Response(b"[]", media_type="application/json")  # (kept by no one: ids are the caller's)
-    await require_watch(session, room, user)
-    await session.commit()  # holding no database connection while the answer is built or waited for
     step_aside()
     body = await ctx.answers.get(("tables", room_id), "room_tables", lambda: _room_tables(ctx, room_id))
     return Response(body, media_type="application/json")

@@ -19,7 +19,16 @@ from app.server.accounts.privacy import require_watch
 from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.server.http.admission import step_aside
-from app.server.http.deps import MAX_ID, ContextDep, CurrentUser, Id, OperatorUser, SessionDep
+from app.server.http.deps import (
+    MAX_ID,
+    ContextDep,
+    CurrentClaims,
+    CurrentUser,
+    Id,
+    OperatorUser,
+    SessionDep,
+    watches_room,
+)
 from app.server.ratings import SITE, ratings_of, room_settings
 from app.server.ratings.reading import history, leaderboard, shown
 from app.server.tables.robot_levels import robot_level
@@ -133,13 +142,13 @@ async def table_ratings(table_id: Id, user: CurrentUser, session: SessionDep) ->
 
 
 @router.get("/rooms/{room_id}/seated", response_model=dict[str, Any])
-async def room_seated(room_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> Response:
+async def room_seated(room_id: Id, claims: CurrentClaims, ctx: ContextDep) -> Response:
     """The lobby's view: for each table of the room still in play, each seated player's rating on the
     room's ladder (``tables: {table: {seat: rating}}``), and whether the room broadcasts its tables. The
     same for every viewer who may see the room: built once and shared for `Settings.lobby_answer_ms`
     (`http.shared_answers`; the lobby asks it for every viewer every 3 s)."""
-    await _visible_room(session, room_id, user)
-    await session.commit()  # holding no database connection while the answer is built or waited for
+    if not await watches_room(ctx, claims, room_id):
+        raise ApiError(ErrorCode.NOT_FOUND, f"no room {room_id}")
     step_aside()
     body = await ctx.answers.get(("seated", room_id), "room_seated", lambda: _room_seated(ctx, room_id))
     return Response(body, media_type="application/json")
