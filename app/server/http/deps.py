@@ -8,7 +8,7 @@ from typing import Annotated, NamedTuple, Protocol, TypeVar
 
 from fastapi import Depends, Path, Request
 from sqlalchemy import bindparam, outerjoin, select
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
 from app.auth.roles import Role
 from app.auth.tokens import TokenClaims, TokenError, verify_token
@@ -64,7 +64,9 @@ async def live_user(session: AsyncSession, user_id: int, generation: int) -> Use
 
 
 # Built once (a statement built per call leaves its bound parameters in reference cycles).
-_ACCOUNT = select(User.id, User.disabled, User.token_generation).where(User.id == bindparam("user_id"))
+_ACCOUNT = select(User.id, User.disabled, User.token_generation, User.role).where(
+    User.id == bindparam("user_id")
+)
 
 
 class LiveAccount(NamedTuple):
@@ -72,6 +74,7 @@ class LiveAccount(NamedTuple):
 
     id: int
     token_generation: int
+    role: str
 
 
 async def live_account(engine: AsyncEngine, user_id: int, generation: int) -> LiveAccount:
@@ -79,9 +82,14 @@ async def live_account(engine: AsyncEngine, user_id: int, generation: int) -> Li
     (no ORM session): a browser asks a ticket before each socket it opens, so a restart's reconnecting
     clients ask thousands at once."""
     async with engine.connect() as db:
-        row = (await db.execute(_ACCOUNT, {"user_id": user_id})).first()
+        return await live_account_on(db, user_id, generation)
+
+
+async def live_account_on(db: AsyncConnection, user_id: int, generation: int) -> LiveAccount:
+    """`live_account` on a connection the caller holds (and reads more on)."""
+    row = (await db.execute(_ACCOUNT, {"user_id": user_id})).first()
     live = require_live(row, generation)
-    return LiveAccount(live.id, live.token_generation)
+    return LiveAccount(live.id, live.token_generation, live.role)
 
 
 # The token's user and the room, read together (bound: ``user``, ``room``; no room: its columns None).
