@@ -283,3 +283,38 @@ def test_a_shared_answer_goes_only_to_viewers_who_may_see_the_room(client: TestC
         assert status == 401 and json.loads(refused)["error"] == "unauthorized", refused
         status, refused = _get(client, path, {})
         assert status == 401, refused
+
+
+def test_the_lobby_in_one_request_is_what_its_three_requests_were(client: TestClient) -> None:
+    operator = bearer(client)
+    open_room = client.post("/api/rooms", json={"name": "Open"}, headers=operator).json()
+    closed = {"name": "Closed club", "private": True, "spectators": False}
+    closed_room = client.post("/api/rooms", json=closed, headers=operator).json()
+    for room in (open_room, closed_room):
+        client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator)
+    anna = _player(client, "anna")
+    table = client.get(f"/api/rooms/{open_room['id']}/tables", headers=anna).json()[0]
+    assert client.post(f"/api/tables/{table['id']}/sit", json={"seat": 2}, headers=anna).status_code == 200
+
+    for viewer, rooms in ((operator, [open_room, closed_room]), (anna, [open_room])):
+        lobby = client.get("/api/lobby", headers=viewer)
+        assert lobby.status_code == 200, lobby.text
+        expected = [
+            {
+                "room": room,
+                "tables": client.get(f"/api/rooms/{room['id']}/tables", headers=viewer).json(),
+                "seated": client.get(f"/api/ratings/rooms/{room['id']}/seated", headers=viewer).json(),
+            }
+            for room in client.get("/api/rooms", headers=viewer).json()
+        ]
+        assert lobby.json() == expected
+        assert [r["room"]["id"] for r in lobby.json()] == [room["id"] for room in rooms]
+    (listed,) = client.get("/api/lobby", headers=anna).json()
+    assert [p["user"] for p in listed["tables"][0]["players"]] == [None, None, "anna"]
+    assert list(listed["seated"]["tables"][str(table["id"])]) == ["2"]
+    assert client.get("/api/lobby?after=" + str(open_room["id"]), headers=anna).json() == []
+    assert client.get("/api/lobby", headers={}).status_code == 401
+    schema = client.get("/openapi.json").json()["paths"]["/api/lobby"]["get"]["responses"]["200"]
+    assert schema["content"]["application/json"]["schema"]["items"] == {
+        "$ref": "#/components/schemas/LobbyRoomOut"
+    }

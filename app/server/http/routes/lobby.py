@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
+import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import BaseModel, Field, StrictBool, TypeAdapter
 from sqlalchemy import BindParameter, Integer, Select, bindparam, func, or_, select
@@ -17,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased, outerjoin
 
 from app.auth.roles import Role
+from app.auth.tokens import TokenClaims
 from app.db.models import GameTable, Room, RoomSettings, SeatHolder, TableSeat, User
 from app.engine.conventions import ConventionError, Conventions, conventions_from
 from app.protocol.codes import ErrorCode
@@ -53,6 +55,7 @@ from app.server.http.deps import (
     watches_room,
 )
 from app.server.http.handlers import refusal
+from app.server.http.routes.ratings import shared_seated
 from app.server.ratings import require_rating_within
 from app.server.tables.actor import TableActor
 from app.server.tables.commands import Leave, SeatError, Sit, Stop, Unseat
@@ -189,15 +192,55 @@ async def list_rooms(
     after: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> list[RoomOut]:
     """Open rooms by id, a page at a time: ``after`` is the last id of the previous page. A private room
-    closed to spectators is listed only to those who may sit there (`app.server.accounts.privacy`).
+    closed to spectators is listed only to those who may sit there (`app.server.accounts.privacy`)."""
+    return await _visible_rooms(ctx, claims, limit, after)
 
-    The caller's account, then the rooms with each one's operator and whether the caller is invited there,
-    read in two statements on one connection without an ORM session: every viewer of the lobby asks it every
-    3 s, and a room's operator and invitation read apart cost two statements a room (issue 24)."""
+
+class LobbyRoomOut(BaseModel):
+    """One room of the lobby's page: the room as `GET /api/rooms` lists it, its tables as `GET
+    /api/rooms/{id}/tables` and its seated players' ratings as `GET /api/ratings/rooms/{id}/seated`."""
+
+    room: RoomOut
+    tables: list[TableOut]
+    seated: dict[str, Any]
+
+
+@router.get("/lobby", response_model=list[LobbyRoomOut])
+async def lobby(
+    claims: CurrentClaims,
+    ctx: ContextDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
+    after: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+) -> Response:
+    """What the lobby's page shows, in one request (it asks every 3 s): the rooms the caller may watch, a
+    page at a time as `GET /api/rooms`, each with its tables and its seated players' ratings. Those two are
+    the same for every viewer of a room: built once and shared (`http.shared_answers`), embedded as they
+    were encoded. Asked room by room, a lobby of N rooms cost each viewer 2N + 1 requests."""
+    rooms = await _visible_rooms(ctx, claims, limit, after)
+    step_aside()
+    out = []
+    for room in rooms:
+        tables = await _shared_tables(ctx, room.id)
+        seated = await shared_seated(ctx, room.id)
+        out.append(
+            {"room": room.model_dump(), "tables": orjson.Fragment(tables), "seated": orjson.Fragment(seated)}
+        )
+    return Response(orjson.dumps(out), media_type="application/json")
+
+
+async def _visible_rooms(ctx: ServerContext, claims: TokenClaims, limit: int, after: int) -> list[RoomOut]:
+    """The caller's account, then the rooms he may watch with each one's operator and whether he is invited
+    there, read in two statements on one connection without an ORM session: every viewer of the lobby asks
+    it every 3 s, and a room's operator and invitation read apart cost two statements a room (issue 24)."""
     async with ctx.engine.connect() as db:
         viewer = await live_account_on(db, claims.user_id, claims.generation)
         admin = Role(viewer.role).allows(Role.ADMIN)
         rows = await db.execute(_ROOMS[admin], {"viewer": viewer.id, "after": after, "limit": limit})
+
+    def may_sit(row: Any) -> bool:
+        staff = staff_of(row.operator_id, viewer.id, viewer.role)
+        return access(row.private, row.spectators, staff, bool(row.invited)).may_sit
+
     return [
         RoomOut(
             id=row.id,
@@ -208,12 +251,7 @@ async def list_rooms(
             conventions=row.conventions,
             private=row.private,
             spectators=row.spectators,
-            may_sit=access(
-                row.private,
-                row.spectators,
-                staff_of(row.operator_id, viewer.id, viewer.role),
-                bool(row.invited),
-            ).may_sit,
+            may_sit=may_sit(row),
         )
         for row in rows
     ]
@@ -282,8 +320,11 @@ async def list_tables(room_id: Id, claims: CurrentClaims, ctx: ContextDep) -> Re
     if not await watches_room(ctx, claims, room_id):
         return Response(b"[]", media_type="application/json")  # (kept by no one: ids are the caller's)
     step_aside()
-    body = await ctx.answers.get(("tables", room_id), "room_tables", lambda: _room_tables(ctx, room_id))
-    return Response(body, media_type="application/json")
+    return Response(await _shared_tables(ctx, room_id), media_type="application/json")
+
+
+async def _shared_tables(ctx: ServerContext, room_id: int) -> bytes:
+    return await ctx.answers.get(("tables", room_id), "room_tables", lambda: _room_tables(ctx, room_id))
 
 
 _TABLES_OUT = TypeAdapter(list[TableOut])

@@ -150,8 +150,12 @@ async def room_seated(room_id: Id, claims: CurrentClaims, ctx: ContextDep) -> Re
     if not await watches_room(ctx, claims, room_id):
         raise ApiError(ErrorCode.NOT_FOUND, f"no room {room_id}")
     step_aside()
-    body = await ctx.answers.get(("seated", room_id), "room_seated", lambda: _room_seated(ctx, room_id))
-    return Response(body, media_type="application/json")
+    return Response(await shared_seated(ctx, room_id), media_type="application/json")
+
+
+async def shared_seated(ctx: ServerContext, room_id: int) -> bytes:
+    """`room_seated`'s answer, encoded, as shared by the room's viewers (their access checked before)."""
+    return await ctx.answers.get(("seated", room_id), "room_seated", lambda: _room_seated(ctx, room_id))
 
 
 async def _room_seated(ctx: ServerContext, room_id: int) -> bytes:

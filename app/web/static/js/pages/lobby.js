@@ -14,21 +14,15 @@ import { rulesElement } from "../rules.js";
 
 /** @param {HTMLElement} root */
 export function mount(root) {
-  /** @type {Array<{room: Room, tables: Table[], extras?: {broadcast: boolean, tables: Record<string, Record<string, any>>}}>} */
+  /** @type {Array<{room: Room, tables: Table[], seated?: {broadcast: boolean, tables: Record<string, Record<string, any>>}}>} */
   let rooms = [];
   let error = "";
   let stopped = false;
 
   async function load() {
     try {
-      const list = /** @type {Room[]} */ (await call("GET", "/api/rooms"));
-      rooms = await Promise.all(
-        list.map(async (room) => ({
-          room,
-          tables: await call("GET", `/api/rooms/${room.id}/tables`),
-          extras: await call("GET", `/api/ratings/rooms/${room.id}/seated`).catch(() => undefined),
-        })),
-      );
+      // One request for the whole page: the rooms, each with its tables and its seated players' ratings.
+      rooms = await call("GET", "/api/lobby");
       error = "";
     } catch (exc) {
       error = String(/** @type {Error} */ (exc).message);
@@ -85,14 +79,14 @@ export function mount(root) {
         h("h1", {}, t("rooms")),
         error ? h("p", { class: "error", role: "alert" }, error) : null,
         rooms.length ? null : h("p", {}, t("no_rooms")),
-        ...rooms.map(({ room, tables, extras }) =>
+        ...rooms.map(({ room, tables, seated }) =>
           h(
             "article",
             { key: room.id, class: "room", "data-room": room.id, "data-private": String(room.private), "data-may-sit": String(room.may_sit) },
             h("h2", {}, room.name, room.private ? h("span", { class: "badge private" }, t("private")) : null),
             room.may_sit ? null : h("p", { class: "hint", "data-invite-only": room.id }, t("invite_only")),
             rulesElement(room, { robots: tables.reduce((n, table) => n + table.players.filter((p) => p.robot).length, 0) }),
-            h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table, extras?.tables[String(table.id)], extras?.broadcast))),
+            h("ul", { class: "tables" }, ...tables.map((table) => tableElement(room, table, seated?.tables[String(table.id)], seated?.broadcast))),
           ),
         ),
       ),
