@@ -415,7 +415,7 @@ def _seats_changed(ctx: ServerContext) -> None:
     tables, their seated players' ratings) are built anew at the next request (the table's room is not at
     hand in these handlers, and they are rare beside the lobby's polls). A player who leaves a table and
     goes back to the lobby sees the seat free; what changes a seat elsewhere (a substitute, a fourth's
-    join, a tournament's draw, a seat freed for its player's absence) shows within `lobby_answer_ms`."""
+    join, a seat freed for its player's absence, another worker) shows within `lobby_answer_ms`."""
     ctx.answers.forget()
 
 
