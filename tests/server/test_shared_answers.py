@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from app.db.migrate import upgrade
 from app.server.app import create_app
+from app.server.http.routes import ratings as ratings_routes
 from app.server.http.routes.lobby import TableOut
 from app.server.http.shared_answers import SharedAnswers
 from app.server.metrics import REGISTRY
@@ -284,6 +285,14 @@ def test_a_shared_answer_goes_only_to_viewers_who_may_see_the_room(client: TestC
         status, refused = _get(client, path, {})
         assert status == 401, refused
 
+    # The lobby in one request lists the room to those who may watch it, with the same answers.
+    def listed(headers: dict[str, str]) -> list[int]:
+        return [r["room"]["id"] for r in client.get("/api/lobby", headers=headers).json()]
+
+    assert listed(guest) == listed(operator) == [room["id"]] and listed(stranger) == []
+    for path in ("/api/lobby", "/api/rooms"):
+        assert _get(client, path, gone)[0] == 401, path
+
 
 def test_the_lobby_in_one_request_is_what_its_three_requests_were(client: TestClient) -> None:
     operator = bearer(client)
@@ -318,3 +327,21 @@ def test_the_lobby_in_one_request_is_what_its_three_requests_were(client: TestCl
     assert schema["content"]["application/json"]["schema"]["items"] == {
         "$ref": "#/components/schemas/LobbyRoomOut"
     }
+
+
+def test_the_lobby_shows_the_tables_when_the_ratings_cannot_be_read(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    operator = bearer(client)
+    room = client.post("/api/rooms", json={"name": "Club"}, headers=operator).json()
+    table = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()
+
+    async def unreadable(ctx: Any, room_id: int) -> bytes:
+        raise RuntimeError("the ratings' table is locked")
+
+    monkeypatch.setattr(ratings_routes, "_room_seated", unreadable)
+    (shown,) = client.get("/api/lobby", headers=operator).json()
+    assert shown["seated"] is None and [t["id"] for t in shown["tables"]] == [table["id"]]
+    monkeypatch.undo()
+    (shown,) = client.get("/api/lobby", headers=operator).json()  # the failure was kept by no one
+    assert shown["seated"] == {"broadcast": False, "tables": {}}

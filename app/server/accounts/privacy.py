@@ -188,6 +188,41 @@ async def socket_caller(db: AsyncConnection, user_id: int, table_id: int) -> Soc
     return SocketCaller(uid, name, generation, bool(disabled), may_watch)
 
 
+@dataclass(frozen=True, slots=True)
+class RoomViewer:
+    """A user asking about a room, read in one statement (`room_viewer`): his account and whether the room
+    exists and he may watch it."""
+
+    token_generation: int
+    disabled: bool
+    room_found: bool
+    may_watch: bool
+
+
+# The user and the room with whether he is invited there (bound: ``user``, ``room``; no room: its columns
+# None), built once.
+_ROOM_VIEWER_READ = (
+    select(User.id, User.role, User.token_generation, User.disabled)
+    .add_columns(Room.id, Room.private, Room.spectators, Room.operator_id, invited_here())
+    .select_from(outerjoin(User, Room, Room.id == bindparam("room")))
+    .where(User.id == bindparam("user"))
+)
+
+
+async def room_viewer(db: AsyncConnection, user_id: int, room_id: int) -> RoomViewer | None:
+    """`require_watch`'s decision on a room by id, with the user's account (None: no such user), in one
+    statement on a plain connection: the lobby asks it for every room for every viewer every 3 s."""
+    row = (await db.execute(_ROOM_VIEWER_READ, {"user": user_id, "room": room_id})).first()
+    if row is None:
+        return None
+    uid, role, generation, disabled, found, private, spectators, operator_id, invited = row
+    may_watch = (
+        found is not None
+        and access(private, spectators, staff_of(operator_id, uid, role), bool(invited)).may_watch
+    )
+    return RoomViewer(generation, bool(disabled), found is not None, may_watch)
+
+
 async def close_unwelcome_watchers(ctx: ServerContext, session: AsyncSession, room: Room) -> int:
     """Close the sockets of spectators who may no longer watch the room's live tables (it turned private,
     closed to spectators, or an invite was withdrawn); seated players keep theirs. Returns how many."""

@@ -7,14 +7,14 @@ from collections.abc import AsyncIterator
 from typing import Annotated, NamedTuple, Protocol, TypeVar
 
 from fastapi import Depends, Path, Request
-from sqlalchemy import bindparam, outerjoin, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
 from app.auth.roles import Role
 from app.auth.tokens import TokenClaims, TokenError, verify_token
-from app.db.models import Room, User
+from app.db.models import User
 from app.protocol.codes import ErrorCode
-from app.server.accounts.privacy import PRIVATE_ROOM, access, invited_here, staff_of
+from app.server.accounts.privacy import PRIVATE_ROOM, room_viewer
 from app.server.context import ServerContext
 from app.server.errors import ApiError
 
@@ -92,34 +92,15 @@ async def live_account_on(db: AsyncConnection, user_id: int, generation: int) ->
     return LiveAccount(live.id, live.token_generation, live.role)
 
 
-# The token's user and the room, read together (bound: ``user``, ``room``; no room: its columns None).
-_ROOM_VIEWER = (
-    select(
-        User.disabled,
-        User.token_generation,
-        User.role,
-        Room.id.label("room_id"),
-        Room.private,
-        Room.spectators,
-        Room.operator_id,
-        invited_here().label("invited"),
-    )
-    .select_from(outerjoin(User, Room, Room.id == bindparam("room")))
-    .where(User.id == bindparam("user"))
-)
-
-
 async def watches_room(ctx: ServerContext, claims: TokenClaims, room_id: int) -> bool:
     """Whether room ``room_id`` exists (False: no such room), once the token's user is found live (401)
-    and allowed to watch it (403 ``private_room``, `accounts.privacy.require_watch`'s rule), all read in one
-    statement without an ORM session: the lobby asks it for every room for every viewer every 3 s."""
+    and allowed to watch it (403 ``private_room``), read in one statement without an ORM session
+    (`accounts.privacy.room_viewer`): the lobby asks it for every room for every viewer every 3 s."""
     async with ctx.engine.connect() as db:
-        row = (await db.execute(_ROOM_VIEWER, {"user": claims.user_id, "room": room_id})).first()
-    viewer = require_live(row, claims.generation)
-    if viewer.room_id is None:
+        viewer = require_live(await room_viewer(db, claims.user_id, room_id), claims.generation)
+    if not viewer.room_found:
         return False
-    staff = staff_of(viewer.operator_id, claims.user_id, viewer.role)
-    if not access(viewer.private, viewer.spectators, staff, bool(viewer.invited)).may_watch:
+    if not viewer.may_watch:
         raise ApiError(ErrorCode.PRIVATE_ROOM, PRIVATE_ROOM)
     return True
 

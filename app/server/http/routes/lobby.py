@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -66,6 +67,7 @@ from app.server.tables.robot_seats import attach_robots, robot_user
 from app.table import LIVE
 
 router = APIRouter(prefix="/api", tags=["lobby"])
+log = logging.getLogger(__name__)
 
 MAX_PAGE = 100
 
@@ -202,7 +204,7 @@ class LobbyRoomOut(BaseModel):
 
     room: RoomOut
     tables: list[TableOut]
-    seated: dict[str, Any]
+    seated: dict[str, Any] | None  # None: they could not be read just now (the tables are shown all the same)
 
 
 @router.get("/lobby", response_model=list[LobbyRoomOut])
@@ -220,11 +222,15 @@ async def lobby(
     step_aside()
     out = []
     for room in rooms:
-        tables = await _shared_tables(ctx, room.id)
-        seated = await shared_seated(ctx, room.id)
-        out.append(
-            {"room": room.model_dump(), "tables": orjson.Fragment(tables), "seated": orjson.Fragment(seated)}
-        )
+        tables = orjson.Fragment(await _shared_tables(ctx, room.id))
+        try:
+            seated: orjson.Fragment | None = orjson.Fragment(await shared_seated(ctx, room.id))
+        except Exception:  # the ratings are the page's extra: the room's tables are shown without them
+            log.exception("lobby: the seated players' ratings of room %s could not be read", room.id)
+            seated = None
+        out.append({"room": room.model_dump(), "tables": tables, "seated": seated})
+    # (One room after the other: the builds that are due take a pooled connection each, outside the
+    # request's own admission.)
     return Response(orjson.dumps(out), media_type="application/json")
 
 

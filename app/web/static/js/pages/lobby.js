@@ -10,11 +10,13 @@ import { rulesElement } from "../rules.js";
 /**
  * @typedef {{id: number, name: string, operator: string, conventions: any, private: boolean, may_sit: boolean}} Room
  * @typedef {{id: number, room_id: number, seats: number, status: string, players: import("../protocol").SeatInfo[]}} Table
+ * @typedef {{broadcast: boolean, tables: Record<string, Record<string, any>>}} Seated the seated players' ratings by table and seat
+ * @typedef {{room: Room, tables: Table[], seated: Seated | null}} LobbyRoom `seated` null: not to be had just now
  */
 
 /** @param {HTMLElement} root */
 export function mount(root) {
-  /** @type {Array<{room: Room, tables: Table[], seated?: {broadcast: boolean, tables: Record<string, Record<string, any>>}}>} */
+  /** @type {LobbyRoom[]} */
   let rooms = [];
   let error = "";
   let stopped = false;
@@ -22,7 +24,7 @@ export function mount(root) {
   async function load() {
     try {
       // One request for the whole page: the rooms, each with its tables and its seated players' ratings.
-      rooms = await call("GET", "/api/lobby");
+      rooms = /** @type {LobbyRoom[]} */ (await call("GET", "/api/lobby"));
       error = "";
     } catch (exc) {
       error = String(/** @type {Error} */ (exc).message);
