@@ -36,6 +36,7 @@ from app.server.context import ServerContext
 from app.server.errors import ApiError
 from app.server.http.routes import captains
 from app.server.http.routes import tournaments as routes
+from app.server.http.shared_answers import SharedAnswers
 from app.server.tables.commands import SeatError
 from app.tournament import tournament_conventions
 from app.tournament.captain import CALLS_PER_PULYA, CaptainError
@@ -176,7 +177,7 @@ async def test_a_judge_who_plays_does_not_judge_and_an_appellant_does_not_hear_h
 
 async def test_a_round_is_refused_on_several_workers(world: World) -> None:
     await _register(world, "p1", "p2", "p3")
-    ctx = cast(ServerContext, SimpleNamespace(cluster=object(), tables={}))
+    ctx = cast(ServerContext, SimpleNamespace(cluster=object(), tables={}, answers=SharedAnswers(0)))
     code = await _refused(world, routes.start_round, world.tournament, user="op", ctx=ctx)
     assert code == ErrorCode.TOURNAMENT_ONE_WORKER
     async with world.sessions() as session:
@@ -195,7 +196,7 @@ async def test_a_round_whose_seating_fails_is_undone_and_can_be_drawn_again(
         seated.append(table_id)
 
     monkeypatch.setattr(routes, "_seat", seat_fails_at_the_second)
-    ctx = cast(ServerContext, SimpleNamespace(cluster=None, tables={}))
+    ctx = cast(ServerContext, SimpleNamespace(cluster=None, tables={}, answers=SharedAnswers(0)))
     code = await _refused(world, routes.start_round, world.tournament, user="op", ctx=ctx)
     assert code == ErrorCode.ROUND_NOT_SEATED
     async with world.sessions() as session:
@@ -248,7 +249,7 @@ async def test_two_captain_calls_racing_for_the_third_do_not_pass_the_limit(
 
     monkeypatch.setattr(captains, "_state", state_after_both_counted)
     monkeypatch.setattr(captains, "check_call", check_count_only)
-    ctx = cast(ServerContext, SimpleNamespace(cluster=None, tables={}))
+    ctx = cast(ServerContext, SimpleNamespace(cluster=None, tables={}, answers=SharedAnswers(0)))
     results = await asyncio.gather(
         _call(world, captains.call_captain, table_id, user="p1", ctx=ctx),
         _call(world, captains.call_captain, table_id, user="p1", ctx=ctx),
