@@ -19,10 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from app.server import metrics
+
+# What builds an answer: a coroutine function, run as a task of its own.
+Build = Callable[[], Coroutine[Any, Any, bytes]]
 
 
 @dataclass(slots=True)
@@ -46,7 +50,7 @@ class SharedAnswers:
     def __len__(self) -> int:
         return len(self._answers)
 
-    async def get(self, key: Hashable, kind: str, build: Callable[[], Awaitable[bytes]]) -> bytes:
+    async def get(self, key: Hashable, kind: str, build: Build) -> bytes:
         """The answer under ``key``: the one kept or being built, else ``build()``'s (``kind`` labels it in
         the metrics). A build that fails is kept by no one: its error goes to each request that waited for
         it, and the next request builds again."""
@@ -63,17 +67,13 @@ class SharedAnswers:
         # Shielded: a request that goes away (its client gone) does not cancel the others' build.
         return await asyncio.shield(answer.build)
 
-    def _start(self, key: Hashable, now: float, build: Callable[[], Awaitable[bytes]]) -> _Answer:
+    def _start(self, key: Hashable, now: float, build: Build) -> _Answer:
         self._answers.pop(key, None)  # re-inserted last: the dict's order is the answers' age
         if len(self._answers) >= self.max_answers:
             self._drop_oldest(now)
-
-        async def run() -> bytes:
-            return await build()
-
         # Its own context: the build is the process's work, not the request's that happened to start it
         # (the request's admission turn, `admission.step_aside`, lives in its context).
-        task = asyncio.get_running_loop().create_task(run(), context=contextvars.Context())
+        task = asyncio.get_running_loop().create_task(build(), context=contextvars.Context())
         answer = self._answers[key] = _Answer(expires=now + self.ttl_s, build=task)
         task.add_done_callback(lambda done: self._settled(key, answer, done))
         return answer

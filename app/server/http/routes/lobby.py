@@ -138,16 +138,22 @@ def _validate_conventions(preset: str, overrides: dict[str, Any]) -> Conventions
 
 async def _room_out(session: SessionDep, room: Room, viewer: User) -> RoomOut:
     operator = await session.get(User, room.operator_id)
+    may_sit = (await room_access(session, room, viewer)).may_sit
+    return _room_model(room, None if operator is None else operator.name, may_sit)
+
+
+def _room_model(room: Any, operator: str | None, may_sit: bool) -> RoomOut:
+    """A room (an ORM row, or a statement's row with the same columns) as the caller sees it."""
     return RoomOut(
-        private=room.private,
-        spectators=room.spectators,
-        may_sit=(await room_access(session, room, viewer)).may_sit,
         id=room.id,
         name=room.name,
-        operator=operator.name if operator else "?",
+        operator=operator or "?",
         preset=room.preset,
         overrides=room.overrides,
         conventions=room.conventions,
+        private=room.private,
+        spectators=room.spectators,
+        may_sit=may_sit,
     )
 
 
@@ -247,20 +253,7 @@ async def _visible_rooms(ctx: ServerContext, claims: TokenClaims, limit: int, af
         staff = staff_of(row.operator_id, viewer.id, viewer.role)
         return access(row.private, row.spectators, staff, bool(row.invited)).may_sit
 
-    return [
-        RoomOut(
-            id=row.id,
-            name=row.name,
-            operator=row.operator or "?",
-            preset=row.preset,
-            overrides=row.overrides,
-            conventions=row.conventions,
-            private=row.private,
-            spectators=row.spectators,
-            may_sit=may_sit(row),
-        )
-        for row in rows
-    ]
+    return [_room_model(row, row.operator, may_sit(row)) for row in rows]
 
 
 def _rooms_read(admin: bool) -> Select[Any]:
