@@ -191,18 +191,20 @@ async def socket_caller(db: AsyncConnection, user_id: int, table_id: int) -> Soc
 @dataclass(frozen=True, slots=True)
 class RoomViewer:
     """A user asking about a room, read in one statement (`room_viewer`): his account and whether the room
-    exists and he may watch it."""
+    exists and he may watch it; ``staff``: its operator or an administrator (a tournament's judges, §9.1)."""
 
+    name: str
     token_generation: int
     disabled: bool
     room_found: bool
     may_watch: bool
+    staff: bool
 
 
 # The user and the room with whether he is invited there (bound: ``user``, ``room``; no room: its columns
 # None), built once.
 _ROOM_VIEWER_READ = (
-    select(User.id, User.role, User.token_generation, User.disabled)
+    select(User.id, User.name, User.role, User.token_generation, User.disabled)
     .add_columns(Room.id, Room.private, Room.spectators, Room.operator_id, invited_here())
     .select_from(outerjoin(User, Room, Room.id == bindparam("room")))
     .where(User.id == bindparam("user"))
@@ -215,12 +217,10 @@ async def room_viewer(db: AsyncConnection, user_id: int, room_id: int) -> RoomVi
     row = (await db.execute(_ROOM_VIEWER_READ, {"user": user_id, "room": room_id})).first()
     if row is None:
         return None
-    uid, role, generation, disabled, found, private, spectators, operator_id, invited = row
-    may_watch = (
-        found is not None
-        and access(private, spectators, staff_of(operator_id, uid, role), bool(invited)).may_watch
-    )
-    return RoomViewer(generation, bool(disabled), found is not None, may_watch)
+    uid, name, role, generation, disabled, found, private, spectators, operator_id, invited = row
+    staff = staff_of(operator_id, uid, role)  # (no room: an administrator only)
+    may_watch = found is not None and access(private, spectators, staff, bool(invited)).may_watch
+    return RoomViewer(name, generation, bool(disabled), found is not None, may_watch, staff)
 
 
 async def close_unwelcome_watchers(ctx: ServerContext, session: AsyncSession, room: Room) -> int:

@@ -21,18 +21,22 @@ import contextvars
 import time
 from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from app.server import metrics
 
-# What builds an answer: a coroutine function, run as a task of its own.
-Build = Callable[[], Coroutine[Any, Any, bytes]]
+T = TypeVar("T")
+
+# What builds an answer: a coroutine function, run as a task of its own. An answer is the encoded JSON
+# (the lobby's), or a value that holds it with what a request derives from it (a tournament's, its rounds'
+# seats for the viewer's own table); one key is always built by the same kind of builder.
+Build = Callable[[], Coroutine[Any, Any, T]]
 
 
 @dataclass(slots=True)
 class _Answer:
     expires: float
-    build: asyncio.Task[bytes]
+    build: asyncio.Task[Any]
 
 
 class SharedAnswers:
@@ -50,7 +54,7 @@ class SharedAnswers:
     def __len__(self) -> int:
         return len(self._answers)
 
-    async def get(self, key: Hashable, kind: str, build: Build) -> bytes:
+    async def get(self, key: Hashable, kind: str, build: Build[T]) -> T:
         """The answer under ``key``: the one kept or being built, else ``build()``'s (``kind`` labels it in
         the metrics). A build that fails is kept by no one: its error goes to each request that waited for
         it, and the next request builds again."""
@@ -65,9 +69,10 @@ class SharedAnswers:
         else:
             metrics.SHARED_ANSWERS.labels(kind, "shared").inc()
         # Shielded: a request that goes away (its client gone) does not cancel the others' build.
-        return await asyncio.shield(answer.build)
+        value: T = await asyncio.shield(answer.build)
+        return value
 
-    def _start(self, key: Hashable, now: float, build: Build) -> _Answer:
+    def _start(self, key: Hashable, now: float, build: Build[Any]) -> _Answer:
         self._answers.pop(key, None)  # re-inserted last: the dict's order is the answers' age
         if len(self._answers) >= self.max_answers:
             self._drop_oldest(now)
@@ -78,7 +83,7 @@ class SharedAnswers:
         task.add_done_callback(lambda done: self._settled(key, answer, done))
         return answer
 
-    def _settled(self, key: Hashable, answer: _Answer, task: asyncio.Task[bytes]) -> None:
+    def _settled(self, key: Hashable, answer: _Answer, task: asyncio.Task[Any]) -> None:
         # (`exception()` also marks a failure as seen when every request that waited for it went away.)
         failed = task.cancelled() or task.exception() is not None
         if failed and self._answers.get(key) is answer:
