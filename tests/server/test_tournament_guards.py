@@ -6,16 +6,20 @@ workers, and a round whose seating fails is undone so that it can be drawn again
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, cast
 
+import orjson
 import pytest
+from fastapi import Response
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from app.auth.tokens import TokenClaims
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.models import (
     CaptainCallRecord,
@@ -48,6 +52,7 @@ database_url = harness.database_url
 
 @dataclass
 class World:
+    engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
     users: dict[str, User]
     room: int
@@ -84,7 +89,7 @@ async def world(database_url: str) -> AsyncIterator[World]:
                           created_at=0.0)  # fmt: skip
         session.add(tour)
         await session.commit()
-        world = World(sessions, users, room.id, tour.id)
+        world = World(engine, sessions, users, room.id, tour.id)
     try:
         yield world
     finally:
@@ -92,6 +97,17 @@ async def world(database_url: str) -> AsyncIterator[World]:
 
 
 async def _call(world: World, route: Any, *args: Any, user: str, **kwargs: Any) -> Any:
+    """The route as FastAPI calls it for ``user``: with his row and a session, or (the reads every viewer of
+    a page asks) his token's claims; a context that shares no answer unless the test gives one. A read's
+    encoded answer comes back decoded."""
+    params = inspect.signature(route).parameters
+    if "ctx" in params and "ctx" not in kwargs:
+        kwargs["ctx"] = SimpleNamespace(
+            engine=world.engine, sessions=world.sessions, answers=SharedAnswers(0), cluster=None, tables={}
+        )
+    if "claims" in params:
+        answer = await route(*args, claims=TokenClaims(world.users[user].id, time.time() + 60, 0), **kwargs)
+        return orjson.loads(answer.body) if isinstance(answer, Response) else answer
     async with world.sessions() as session:
         return await route(
             *args, user=await session.get(User, world.users[user].id), session=session, **kwargs

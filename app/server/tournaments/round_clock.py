@@ -35,6 +35,7 @@ from app.server.context import ServerContext
 from app.server.errors import TableElsewhere
 from app.server.tables.commands import RoundEnd, SeatError
 from app.server.tables.registry import get_actor
+from app.server.tournaments.answers import forget_tournament
 from app.table import LIVE, EndRound, TableRefused
 from app.tournament.roundend import RoundClock, TableEnd
 
@@ -116,12 +117,12 @@ async def _send(ctx: ServerContext, table_id: int, *, straggler: bool) -> Answer
 
 async def _announce(
     ctx: ServerContext, session: AsyncSession, seated: TournamentTable, table: GameTable
-) -> None:
+) -> bool:
     """The announcement to one table that has not answered it yet; its answer is committed at once, so a
-    timeout or a crash at another table loses nothing of this one."""
+    timeout or a crash at another table loses nothing of this one. Whether it answered."""
     answer = await _send(ctx, table.id, straggler=False)
     if answer == NO_ANSWER:
-        return
+        return False
     end = TableEnd(table.seats, table.first_dealer)
     if answer == REFUSED:
         seated.end = end.miss().to_json()
@@ -134,20 +135,33 @@ async def _announce(
             "last_dealer": sheet.get("last_dealer"),
         }
     await session.commit()
+    return True
 
 
 async def _end_straggler(ctx: ServerContext, session: AsyncSession, seated: TournamentTable, table: GameTable,
-                         now_ms: int) -> None:  # fmt: skip
-    """A straggler's end; a table that refuses it (e.g. adjourned) or does not answer is asked again."""
+                         now_ms: int) -> bool:  # fmt: skip
+    """A straggler's end; a table that refuses it (e.g. adjourned) or does not answer is asked again.
+    Whether it took it."""
     answer = await _send(ctx, table.id, straggler=True)
     if not isinstance(answer, dict):
-        return
+        return False
     seated.end = {**(seated.end or {}), "straggler_sent": now_ms}
     await session.commit()
+    return True
 
 
 async def tick(ctx: ServerContext, now_ms: int) -> None:
-    """One look at every playing round (module docstring)."""
+    """One look at every playing round (module docstring). The tournaments it changed forget their pages'
+    shared answers (`answers.forget_tournament`)."""
+    changed: set[int] = set()
+    try:
+        await _tick(ctx, now_ms, changed)
+    finally:
+        for tournament_id in changed:
+            forget_tournament(ctx, tournament_id)
+
+
+async def _tick(ctx: ServerContext, now_ms: int, changed: set[int]) -> None:
     async with ctx.sessions() as session:
         rounds = await _playing_rounds(session)
         for rnd in rounds:
@@ -162,22 +176,25 @@ async def tick(ctx: ServerContext, now_ms: int) -> None:
             if not live:
                 rnd.status = "finished"
                 await session.commit()
+                changed.add(rnd.tournament_id)
                 continue
             if rnd.clock is None or not RoundClock.from_json(rnd.clock).warning_due(now_ms):
                 continue
             if rnd.clock.get("announced_ms") is None:
                 rnd.clock = {**rnd.clock, "announced_ms": now_ms}  # when it was first made, for the record
                 await session.commit()
+                changed.add(rnd.tournament_id)
             # Every live table that has not answered yet hears it, at every tick until it answers.
             for seated, table in live:
-                if seated.end is None:
-                    await _announce(ctx, session, seated, table)
+                if seated.end is None and await _announce(ctx, session, seated, table):
+                    changed.add(rnd.tournament_id)
             missed = [(s, t) for s, t in live if s.end is not None and s.end.get("missed")]
             if missed and len(missed) == len(live):
                 for seated, table in missed:
                     if seated.end is not None and seated.end.get("straggler_sent"):
                         continue
-                    await _end_straggler(ctx, session, seated, table, now_ms)
+                    if await _end_straggler(ctx, session, seated, table, now_ms):
+                        changed.add(rnd.tournament_id)
         await session.commit()
 
 

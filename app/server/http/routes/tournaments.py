@@ -10,15 +10,18 @@ import asyncio
 import logging
 import secrets
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal
 
-from fastapi import APIRouter
+import orjson
+from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.auth.roles import Role
+from app.auth.tokens import TokenClaims
 from app.db.models import (
     GameTable,
     Room,
@@ -34,15 +37,26 @@ from app.engine.conventions import Conventions
 from app.protocol.codes import ErrorCode
 from app.robots import LEVELS
 from app.server.accounts.audit import audit
-from app.server.accounts.privacy import require_sit, require_watch, visible_rooms
+from app.server.accounts.privacy import PRIVATE_ROOM, require_sit, require_watch, room_viewer, visible_rooms
 from app.server.context import ServerContext
 from app.server.errors import ApiError
-from app.server.http.deps import AdminUser, ContextDep, CurrentUser, Id, OperatorUser, SessionDep
+from app.server.http.admission import step_aside
+from app.server.http.deps import (
+    AdminUser,
+    ContextDep,
+    CurrentClaims,
+    CurrentUser,
+    Id,
+    OperatorUser,
+    SessionDep,
+    require_live,
+)
 from app.server.http.routes.lobby import _ask, _validate_conventions
 from app.server.ratings import require_rating_to_sit
 from app.server.tables.commands import SeatError, Sit, Stop
 from app.server.tables.registry import get_actor, place_table
 from app.server.tables.robot_seats import attach_robots, robot_user
+from app.server.tournaments.answers import adjustments_key, forget_tournament, standings_key, tournament_key
 from app.table import LIVE, TableStatus
 from app.tournament import (
     Adjustment,
@@ -278,50 +292,118 @@ async def list_tournaments(user: CurrentUser, session: SessionDep) -> list[dict[
     return [_out(t) for t in rows.scalars()]
 
 
-@router.get("/{tournament_id}")
-async def get_tournament(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    """The tournament, its players (and teams), every round with its tables and the round's clock."""
-    t = await _tournament(session, tournament_id, user)
-    rounds = await _rounds(session, t.id)
-    await _refresh_rounds(session, rounds)
-    await session.commit()
-    now_ms = round(time.time() * 1000)
-    players = [
-        {"player": p.name, "team": p.team, "role": p.team_role, "withdrawn": p.withdrawn_at is not None}
-        for p in await _players(session, t.id)
-    ]
-    return {
-        **_out(t),
-        "players": players,
-        "round_list": [await _round_out(session, r, now_ms) for r in rounds],
-        "judge": await _is_judge(session, t, user),
-    }
+# A tournament's page asks its four answers for every viewer every 2 s (`tournament.js`): the tournament
+# with its rounds' tables, the standings, the judges' decisions and the viewer's own table. The first three
+# are the same for every viewer who may watch the tournament's room (each request checks that first), so
+# each is built once, encoded, and shared for `Settings.lobby_answer_ms` (`http.shared_answers`); asked
+# for each viewer, a page of a 60-player tournament cost the server 37 ms of CPU every 2 s (issue 24,
+# `bench/tournament_cost.py`). What this process's own requests change forgets them at once
+# (`forget_tournament`); a table's play (a round's table ending) shows within that time.
 
 
-@router.get("/{tournament_id}/me")
-async def my_table(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    """The caller's table in the latest round ("my table now"), his seat, or his bye."""
-    t = await _tournament(session, tournament_id, user)
-    rounds = await _rounds(session, t.id)
-    if not rounds:
-        return {"round": None, "table_id": None}
-    latest = rounds[-1]
-    for seated, table in await _round_tables(session, latest.id):
-        if user.name in seated.players:
-            return {
-                "round": latest.number, "number": seated.number, "table_id": table.id,
-                "seat": seated.players.index(user.name), "status": table.status,
-            }  # fmt: skip
-    return {"round": latest.number, "table_id": None, "bye": user.name in latest.draw.get("byes", [])}
+@dataclass(frozen=True, slots=True)
+class TournamentViewer:
+    """The caller of a tournament's read, checked: his name, and whether he judges it (§9.1)."""
+
+    name: str
+    judge: bool
 
 
-@router.get("/{tournament_id}/standings")
-async def get_standings(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+_TOURNAMENT_ROOM = select(Tournament.room_id).where(Tournament.id == bindparam("tournament"))
+
+
+async def tournament_viewer(ctx: ServerContext, claims: TokenClaims, tournament_id: int) -> TournamentViewer:
+    """`_tournament`'s checks for a read, in two statements on one connection without an ORM session: 404
+    for an unknown tournament, 401 for a token whose user is gone, 403 for a room the caller may not watch
+    (a tournament whose room is gone is shown to anyone, as before)."""
+    async with ctx.engine.connect() as db:
+        room_id = (await db.execute(_TOURNAMENT_ROOM, {"tournament": tournament_id})).scalar()
+        found = room_id is not None
+        viewer = require_live(await room_viewer(db, claims.user_id, room_id or 0), claims.generation)
+    if not found:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
+    if viewer.room_found and not viewer.may_watch:
+        raise ApiError(ErrorCode.PRIVATE_ROOM, PRIVATE_ROOM)
+    return TournamentViewer(viewer.name, viewer.staff)
+
+
+@dataclass(frozen=True, slots=True)
+class SharedTournament:
+    """``GET /api/tournaments/{id}`` but its ``judge``, encoded, with its latest round's seats by player
+    (each one's ``GET .../me``): the same for every viewer."""
+
+    encoded: bytes
+    latest: int | None  # the latest round's number (None: no round yet)
+    seats: dict[str, dict[str, Any]]
+    byes: frozenset[str]
+
+    def with_judge(self, judge: bool) -> bytes:
+        """The encoded tournament with the viewer's ``judge`` (the object's last member)."""
+        return self.encoded[:-1] + (b',"judge":true}' if judge else b',"judge":false}')
+
+    def me(self, name: str) -> dict[str, Any]:
+        """The viewer's table in the latest round ("my table now"), his seat, or his bye."""
+        if self.latest is None:
+            return {"round": None, "table_id": None}
+        seat = self.seats.get(name)
+        if seat is not None:
+            return {"round": self.latest, **seat}
+        return {"round": self.latest, "table_id": None, "bye": name in self.byes}
+
+
+async def shared_tournament(ctx: ServerContext, tournament_id: int) -> SharedTournament:
+    return await ctx.answers.get(
+        tournament_key(tournament_id), "tournament", lambda: _build_tournament(ctx, tournament_id)
+    )
+
+
+async def _build_tournament(ctx: ServerContext, tournament_id: int) -> SharedTournament:
+    async with ctx.sessions() as session:
+        t = await session.get(Tournament, tournament_id)
+        if t is None:
+            raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
+        rounds = await _rounds(session, t.id)
+        await _refresh_rounds(session, rounds)
+        await session.commit()
+        now_ms = round(time.time() * 1000)
+        players = [
+            {"player": p.name, "team": p.team, "role": p.team_role, "withdrawn": p.withdrawn_at is not None}
+            for p in await _players(session, t.id)
+        ]
+        round_list = [await _round_out(session, r, now_ms) for r in rounds]
+    seats: dict[str, dict[str, Any]] = {}
+    if round_list:
+        for table in round_list[-1]["tables"]:
+            for index, name in enumerate(table["players"]):
+                if name is not None:
+                    seats[name] = {
+                        "number": table["number"], "table_id": table["table_id"], "seat": index,
+                        "status": table["status"],
+                    }  # fmt: skip
+    return SharedTournament(
+        # "judge" is the viewer's: `with_judge` puts it last.
+        orjson.dumps({**_out(t), "players": players, "round_list": round_list}),
+        round_list[-1]["number"] if round_list else None,
+        seats,
+        frozenset(round_list[-1]["byes"]) if round_list else frozenset(),
+    )
+
+
+async def shared_standings(ctx: ServerContext, tournament_id: int) -> bytes:
+    return await ctx.answers.get(
+        standings_key(tournament_id), "standings", lambda: _build_standings(ctx, tournament_id)
+    )
+
+
+async def _build_standings(ctx: ServerContext, tournament_id: int) -> bytes:
     """§9.4: live from the ended tables during a round, final when the tournament is finished."""
-    t = await _tournament(session, tournament_id, user)
-    players = await _players(session, t.id)
-    scores, zero_sum, counted = await _scores(session, await _rounds(session, t.id))
-    adjustments, appeals = await _judging(session, t.id)
+    async with ctx.sessions() as session:
+        t = await session.get(Tournament, tournament_id)
+        if t is None:
+            raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
+        players = await _players(session, t.id)
+        scores, zero_sum, counted = await _scores(session, await _rounds(session, t.id))
+        adjustments, appeals = await _judging(session, t.id)
     rows = standings([p.name for p in players], scores, net_adjustments(adjustments, appeals))
     out: dict[str, Any] = {
         "final": t.status == FINISHED,
@@ -334,7 +416,67 @@ async def get_standings(tournament_id: Id, user: CurrentUser, session: SessionDe
         out["teams"] = [
             x.to_json() for x in team_standings(rows, {p.name: p.team for p in players if p.team})
         ]
-    return out
+    return orjson.dumps(out)
+
+
+async def shared_adjustments(ctx: ServerContext, tournament_id: int) -> bytes:
+    return await ctx.answers.get(
+        adjustments_key(tournament_id), "adjustments", lambda: _build_adjustments(ctx, tournament_id)
+    )
+
+
+async def _build_adjustments(ctx: ServerContext, tournament_id: int) -> bytes:
+    async with ctx.sessions() as session:
+        adjustments, appeals = await _judging(session, tournament_id)
+    return orjson.dumps(
+        {"adjustments": [a.to_json() for a in adjustments], "appeals": [a.to_json() for a in appeals]}
+    )
+
+
+def _json(body: bytes) -> Response:
+    return Response(body, media_type="application/json")
+
+
+@router.get("/{tournament_id}")
+async def get_tournament(tournament_id: Id, claims: CurrentClaims, ctx: ContextDep) -> Response:
+    """The tournament, its players (and teams), every round with its tables and the round's clock, and
+    whether the caller judges it."""
+    viewer = await tournament_viewer(ctx, claims, tournament_id)
+    step_aside()
+    return _json((await shared_tournament(ctx, tournament_id)).with_judge(viewer.judge))
+
+
+@router.get("/{tournament_id}/me")
+async def my_table(tournament_id: Id, claims: CurrentClaims, ctx: ContextDep) -> dict[str, Any]:
+    """The caller's table in the latest round ("my table now"), his seat, or his bye."""
+    viewer = await tournament_viewer(ctx, claims, tournament_id)
+    step_aside()
+    return (await shared_tournament(ctx, tournament_id)).me(viewer.name)
+
+
+@router.get("/{tournament_id}/standings")
+async def get_standings(tournament_id: Id, claims: CurrentClaims, ctx: ContextDep) -> Response:
+    """§9.4: live from the ended tables during a round, final when the tournament is finished."""
+    await tournament_viewer(ctx, claims, tournament_id)
+    step_aside()
+    return _json(await shared_standings(ctx, tournament_id))
+
+
+@router.get("/{tournament_id}/page")
+async def tournament_page(tournament_id: Id, claims: CurrentClaims, ctx: ContextDep) -> Response:
+    """What the tournament's page shows, in one request (it asks every 2 s): ``tournament`` as ``GET
+    /api/tournaments/{id}``, ``standings``, ``me`` and ``adjustments`` as the three requests of those names
+    under it. Asked apart, a poll was four requests."""
+    viewer = await tournament_viewer(ctx, claims, tournament_id)
+    step_aside()
+    shared = await shared_tournament(ctx, tournament_id)
+    out = {
+        "tournament": orjson.Fragment(shared.with_judge(viewer.judge)),
+        "standings": orjson.Fragment(await shared_standings(ctx, tournament_id)),
+        "me": shared.me(viewer.name),
+        "adjustments": orjson.Fragment(await shared_adjustments(ctx, tournament_id)),
+    }
+    return _json(orjson.dumps(out))
 
 
 # --------------------------------------------------------------------------------------------- organise
@@ -372,7 +514,7 @@ async def _named(session: AsyncSession, name: str) -> User:
 
 @router.post("/{tournament_id}/register")
 async def register(
-    tournament_id: Id, body: PlayerIn, user: CurrentUser, session: SessionDep
+    tournament_id: Id, body: PlayerIn, user: CurrentUser, ctx: ContextDep, session: SessionDep
 ) -> dict[str, Any]:
     """A player registers himself while registration is open; the operator adds anyone until the end
     (a player added during the tournament plays from the next round, §9.1)."""
@@ -404,12 +546,13 @@ async def register(
     row.withdrawn_at = None
     audit(session, user, "tournament_register", f"tournament {t.id}", player=target.name)
     await session.commit()
+    forget_tournament(ctx, t.id)
     return {"player": target.name, "registered": True}
 
 
 @router.post("/{tournament_id}/withdraw")
 async def withdraw(
-    tournament_id: Id, body: PlayerIn, user: CurrentUser, session: SessionDep
+    tournament_id: Id, body: PlayerIn, user: CurrentUser, ctx: ContextDep, session: SessionDep
 ) -> dict[str, Any]:
     """A player withdraws (before the start himself; later the operator withdraws him): he plays no
     further round, and the rounds he played keep counting."""
@@ -431,11 +574,14 @@ async def withdraw(
         row.withdrawn_at = time.time()
     audit(session, user, "tournament_withdraw", f"tournament {t.id}", player=name)
     await session.commit()
+    forget_tournament(ctx, t.id)
     return {"player": name, "withdrawn": True}
 
 
 @router.post("/{tournament_id}/teams")
-async def set_team(tournament_id: Id, body: TeamIn, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+async def set_team(
+    tournament_id: Id, body: TeamIn, user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
     """§9.1: the operator puts a player in a team, as its captain, its deputy or a member."""
     t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
@@ -454,17 +600,19 @@ async def set_team(tournament_id: Id, body: TeamIn, user: CurrentUser, session: 
     row.team, row.team_role = body.team, body.role if body.team is not None else None
     audit(session, user, "tournament_team", f"tournament {t.id}", **body.model_dump())
     await session.commit()
+    forget_tournament(ctx, t.id)
     return {"player": row.name, "team": row.team, "role": row.team_role}
 
 
 async def _set_status(
-    session: AsyncSession, user: User, t: Tournament, status: str, action: str
+    ctx: ServerContext, session: AsyncSession, user: User, t: Tournament, *, status: str, action: str
 ) -> dict[str, Any]:
     t.status = status
     if status == FINISHED:
         t.finished_at = time.time()
     audit(session, user, action, f"tournament {t.id}")
     await session.commit()
+    forget_tournament(ctx, t.id)
     return _out(t)
 
 
@@ -473,26 +621,30 @@ def _playing(rounds: list[TournamentRound]) -> bool:
 
 
 @router.post("/{tournament_id}/pause")
-async def pause(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+async def pause(tournament_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep) -> dict[str, Any]:
     """Between rounds: no round is drawn until the operator resumes."""
     t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
     if t.status != RUNNING:
         raise ApiError(ErrorCode.TOURNAMENT_STATE, "only a running tournament is paused")
-    return await _set_status(session, user, t, PAUSED, "tournament_pause")
+    return await _set_status(ctx, session, user, t, status=PAUSED, action="tournament_pause")
 
 
 @router.post("/{tournament_id}/resume")
-async def resume(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+async def resume(
+    tournament_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
     t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
     if t.status != PAUSED:
         raise ApiError(ErrorCode.TOURNAMENT_STATE, "the tournament is not paused")
-    return await _set_status(session, user, t, RUNNING, "tournament_resume")
+    return await _set_status(ctx, session, user, t, status=RUNNING, action="tournament_resume")
 
 
 @router.post("/{tournament_id}/finish")
-async def finish(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+async def finish(
+    tournament_id: Id, user: CurrentUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
     """The standings become final once no round is playing; appeals are heard from then on."""
     t = await _tournament(session, tournament_id, user)
     await _judge(session, t, user)
@@ -500,7 +652,7 @@ async def finish(tournament_id: Id, user: CurrentUser, session: SessionDep) -> d
     await _refresh_rounds(session, rounds)
     if t.status == FINISHED or _playing(rounds):
         raise ApiError(ErrorCode.TOURNAMENT_STATE, "a round is still playing (or the tournament is finished)")
-    return await _set_status(session, user, t, FINISHED, "tournament_finish")
+    return await _set_status(ctx, session, user, t, status=FINISHED, action="tournament_finish")
 
 
 # -------------------------------------------------------------------------------------------- the rounds
@@ -584,6 +736,7 @@ async def start_round(
         ) from exc
     finally:
         ctx.answers.forget(("tables", t.room_id), ("seated", t.room_id))  # the room's new tables and seats
+        forget_tournament(ctx, t.id)
     return await _round_out(session, rnd, round(time.time() * 1000))
 
 
@@ -656,15 +809,15 @@ async def _seat(
 
 
 @router.get("/{tournament_id}/adjustments")
-async def list_adjustments(tournament_id: Id, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    await _tournament(session, tournament_id, user)
-    adjustments, appeals = await _judging(session, tournament_id)
-    return {"adjustments": [a.to_json() for a in adjustments], "appeals": [a.to_json() for a in appeals]}
+async def list_adjustments(tournament_id: Id, claims: CurrentClaims, ctx: ContextDep) -> Response:
+    await tournament_viewer(ctx, claims, tournament_id)
+    step_aside()
+    return _json(await shared_adjustments(ctx, tournament_id))
 
 
 @router.post("/{tournament_id}/adjustments", status_code=201)
 async def add_adjustment(
-    tournament_id: Id, body: AdjustmentIn, user: CurrentUser, session: SessionDep
+    tournament_id: Id, body: AdjustmentIn, user: CurrentUser, ctx: ContextDep, session: SessionDep
 ) -> dict[str, Any]:
     """§9.5: a judge gives a player tournament points (e.g. −100 for arguing with the judge)."""
     t = await _tournament(session, tournament_id, user)
@@ -697,12 +850,18 @@ async def add_adjustment(
     await session.flush()
     audit(session, user, "tournament_adjust", f"tournament {t.id}", id=row.id, **body.model_dump())
     await session.commit()
+    forget_tournament(ctx, t.id)
     return {"id": row.id, **body.model_dump(), "judge": user.name}
 
 
 @router.post("/{tournament_id}/adjustments/{adjustment_id}/appeal", status_code=201)
-async def appeal(
-    tournament_id: Id, adjustment_id: Id, body: AppealIn, user: CurrentUser, session: SessionDep
+async def appeal(  # noqa: PLR0917 - FastAPI passes the path, the body and the dependencies
+    tournament_id: Id,
+    adjustment_id: Id,
+    body: AppealIn,
+    user: CurrentUser,
+    ctx: ContextDep,
+    session: SessionDep,
 ) -> dict[str, Any]:
     """§9.5: the player a decision concerns appeals it; heard after the tournament."""
     row = await session.get(TournamentAdjustment, adjustment_id)
@@ -721,6 +880,7 @@ async def appeal(
     await session.flush()
     audit(session, user, "tournament_appeal", f"tournament {tournament_id}", id=stored.id, adjustment=row.id)
     await session.commit()
+    forget_tournament(ctx, tournament_id)
     return _appeal(stored).to_json()
 
 
@@ -745,7 +905,9 @@ async def open_appeals(user: AdminUser, session: SessionDep) -> list[dict[str, A
 
 
 @router.post("/appeals/{appeal_id}/hear")
-async def hear(appeal_id: Id, body: HearingIn, user: AdminUser, session: SessionDep) -> dict[str, Any]:
+async def hear(
+    appeal_id: Id, body: HearingIn, user: AdminUser, ctx: ContextDep, session: SessionDep
+) -> dict[str, Any]:
     """§9.5: an administrator other than the judge hears it after the tournament."""
     row = await session.get(TournamentAppeal, appeal_id)
     if row is None:
@@ -776,4 +938,5 @@ async def hear(appeal_id: Id, body: HearingIn, user: AdminUser, session: Session
         **body.model_dump(mode="json"),
     )
     await session.commit()
+    forget_tournament(ctx, t.id)
     return _appeal(row).to_json()

@@ -27,12 +27,8 @@ export function mount(root, params) {
 
   const load = async () => {
     try {
-      [info, standings, me, judging] = await Promise.all([
-        call("GET", `/api/tournaments/${id}`),
-        call("GET", `/api/tournaments/${id}/standings`),
-        call("GET", `/api/tournaments/${id}/me`),
-        call("GET", `/api/tournaments/${id}/adjustments`),
-      ]);
+      // One request for the whole page: the tournament, the standings, my table and the judges' decisions.
+      ({ tournament: info, standings, me, adjustments: judging } = await call("GET", `/api/tournaments/${id}/page`));
       if (info.judge) judgeCalls = await call("GET", `/api/tournaments/${id}/judge-calls`);
       if (info.teams) {
         const mine = /** @type {any[]} */ (await call("GET", "/api/tournaments/captain-calls/mine"));

@@ -1,0 +1,129 @@
+"""A tournament's page in one request, its answers shared by every viewer (issue 24): the tournament with its
+rounds, the standings and the judges' decisions are built once for a moment (`http.shared_answers`) and
+forgotten at once by what this process changes; the viewer's own part (whether he judges, his table) is
+his; nothing goes to a viewer who may not watch the tournament's room."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.server.in_process import bearer
+from tests.server.test_shared_answers import _counts, _get, _player, client
+
+__all__ = ["client"]  # the fixture: the app as served, its shared answers on a clock that stands still
+
+
+def _tournament(client: TestClient, operator: dict[str, str], **room: Any) -> tuple[int, int]:
+    """A room of the operator's and a tournament there; (room id, tournament id)."""
+    made = client.post("/api/rooms", json={"name": "Cup room", **room}, headers=operator)
+    assert made.status_code == 201, made.text
+    body = {"room_id": made.json()["id"], "name": "Cup", "rounds": 2, "round_minutes": 60}
+    tournament = client.post("/api/tournaments", json=body, headers=operator)
+    assert tournament.status_code == 201, tournament.text
+    return made.json()["id"], tournament.json()["id"]
+
+
+def _players(client: TestClient, tid: int, *names: str) -> list[dict[str, str]]:
+    headers = [_player(client, name) for name in names]
+    for player in headers:
+        registered = client.post(f"/api/tournaments/{tid}/register", json={}, headers=player)
+        assert registered.status_code == 200, registered.text
+    return headers
+
+
+def _page_apart(client: TestClient, tid: int, headers: dict[str, str]) -> dict[str, Any]:
+    """The page as it was asked before: four requests."""
+    out = {}
+    for key, path in (("tournament", ""), ("standings", "/standings"), ("me", "/me"),
+                      ("adjustments", "/adjustments")):  # fmt: skip
+        answer = client.get(f"/api/tournaments/{tid}{path}", headers=headers)
+        assert answer.status_code == 200, answer.text
+        out[key] = answer.json()
+    return out
+
+
+def test_the_page_in_one_request_is_what_its_four_requests_were(client: TestClient) -> None:
+    operator = bearer(client)
+    _, tid = _tournament(client, operator)
+    anna, boris, vera = _players(client, tid, "anna", "boris", "vera")
+    drawn = client.post(f"/api/tournaments/{tid}/rounds", headers=operator)
+    assert drawn.status_code == 201, drawn.text
+    (table,) = drawn.json()["tables"]
+
+    for viewer in (anna, boris, vera, operator):
+        page = client.get(f"/api/tournaments/{tid}/page", headers=viewer)
+        assert page.status_code == 200, page.text
+        assert page.json() == _page_apart(client, tid, viewer)
+    mine = client.get(f"/api/tournaments/{tid}/page", headers=boris).json()
+    assert mine["tournament"]["judge"] is False
+    assert mine["me"] == {
+        "round": 1, "number": table["number"], "table_id": table["table_id"],
+        "seat": table["players"].index("boris"), "status": "playing",
+    }  # fmt: skip
+    assert [p["player"] for p in mine["tournament"]["players"]] == ["anna", "boris", "vera"]
+    assert [r["number"] for r in mine["tournament"]["round_list"]] == [1]
+    judged = client.get(f"/api/tournaments/{tid}/page", headers=operator).json()
+    assert judged["tournament"]["judge"] is True
+    assert judged["me"] == {"round": 1, "table_id": None, "bye": False}
+    # The one shared answer carries the viewer's own part apart: the same bytes but `judge`.
+    assert {**judged["tournament"], "judge": False} == mine["tournament"]
+
+
+def test_a_tournaments_answers_are_built_once_and_its_changes_show_at_once(client: TestClient) -> None:
+    operator = bearer(client)
+    _, tid = _tournament(client, operator)
+    viewers = [operator, *_players(client, tid, "anna", "boris", "vera")]
+    kinds = ("tournament", "standings", "adjustments")
+    before = {kind: _counts(kind) for kind in kinds}
+    pages = [_get(client, f"/api/tournaments/{tid}/page", viewer) for viewer in viewers]
+    assert {status for status, _ in pages} == {200}
+    for kind in kinds:  # one build each, given to the three other viewers
+        built, shared = before[kind]
+        assert _counts(kind) == (built + 1, shared + 3), kind
+
+    # A judge's decision shows in the very next poll, to anyone: this process forgot the answers.
+    decision = {"player": "anna", "points": -100, "reason": "arguing with the judge"}
+    added = client.post(f"/api/tournaments/{tid}/adjustments", json=decision, headers=operator)
+    assert added.status_code == 201, added.text
+    status, body = _get(client, f"/api/tournaments/{tid}/page", viewers[2])
+    page = json.loads(body)
+    assert status == 200 and [a["points"] for a in page["adjustments"]["adjustments"]] == [-100]
+    anna = next(row for row in page["standings"]["standings"] if row["player"] == "anna")
+    assert anna["adjustments"] == -100
+    assert _counts("standings")[0] == before["standings"][0] + 2
+
+    # So does a withdrawal, and a round drawn.
+    gone = client.post(f"/api/tournaments/{tid}/withdraw", json={"player": "vera"}, headers=operator)
+    assert gone.status_code == 200, gone.text
+    listed = client.get(f"/api/tournaments/{tid}", headers=viewers[1]).json()
+    assert [p["player"] for p in listed["players"]] == ["anna", "boris"]
+    assert _players(client, tid, "gleb") and listed["round_list"] == []
+    drawn = client.post(f"/api/tournaments/{tid}/rounds", headers=operator)
+    assert drawn.status_code == 201, drawn.text
+    me = client.get(f"/api/tournaments/{tid}/me", headers=viewers[1]).json()
+    assert me["round"] == 1 and me["table_id"] == drawn.json()["tables"][0]["table_id"]
+
+
+def test_a_private_rooms_tournament_goes_only_to_those_who_may_watch_it(client: TestClient) -> None:
+    operator = bearer(client)
+    _, tid = _tournament(client, operator, private=True, spectators=False)
+    stranger, gone = _player(client, "stranger"), _player(client, "gone")
+    assert client.post("/api/auth/logout", headers=gone).status_code == 200  # his tokens revoked
+    paths = [f"/api/tournaments/{tid}{tail}" for tail in ("/page", "", "/standings", "/me", "/adjustments")]
+    for path in paths:
+        assert _get(client, path, operator)[0] == 200  # built and kept
+        status, refused = _get(client, path, stranger)
+        assert status == 403 and json.loads(refused)["error"] == "private_room", (path, refused)
+        status, refused = _get(client, path, gone)
+        assert status == 401 and json.loads(refused)["error"] == "unauthorized", (path, refused)
+        assert _get(client, path, {})[0] == 401
+
+    # An unknown tournament is not found, and nothing is built for it.
+    before = [_counts(kind) for kind in ("tournament", "standings", "adjustments")]
+    for tail in ("/page", "", "/standings", "/me", "/adjustments"):
+        status, refused = _get(client, f"/api/tournaments/987654{tail}", operator)
+        assert status == 404 and json.loads(refused)["error"] == "not_found", (tail, refused)
+    assert [_counts(kind) for kind in ("tournament", "standings", "adjustments")] == before
