@@ -18,8 +18,10 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.db.models import GameTable, Room, Tournament, TournamentRound, TournamentTable, User
 from app.protocol.codes import ErrorCode
 from app.server.context import ServerContext
+from app.server.http.shared_answers import SharedAnswers
 from app.server.tables.commands import RoundEnd, SeatError
 from app.server.tournaments import round_clock
+from app.server.tournaments.answers import tournament_key
 from app.tournament.roundend import MORE_DEALS, RoundClock, TableEnd
 from tests.server import test_group_commit as harness
 
@@ -64,7 +66,11 @@ class ScriptedTable:
 async def ctx(database_url: str) -> AsyncIterator[ServerContext]:
     engine = make_engine(database_url)
     try:
-        yield cast(ServerContext, SimpleNamespace(sessions=make_sessionmaker(engine), cluster=None))
+        # (Answers kept on a clock that stands still: only what a tick forgets goes.)
+        answers = SharedAnswers(1000, clock=lambda: 0.0)
+        yield cast(
+            ServerContext, SimpleNamespace(sessions=make_sessionmaker(engine), cluster=None, answers=answers)
+        )
     finally:
         await engine.dispose()
 
@@ -180,3 +186,38 @@ async def test_a_table_that_cannot_store_the_announcement_is_asked_again_not_cou
     (end,) = await _ends(ctx)
     assert end is not None and end["last_deal"] == 3 + MORE_DEALS and not end["missed"]
     assert tables[table_id].asked == [False, False]
+
+
+async def test_what_a_tick_changes_forgets_the_tournaments_shared_answers(
+    ctx: ServerContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (table_id,) = await _round(ctx, [None])
+    async with ctx.sessions() as session:
+        (tournament_id,) = (await session.execute(select(Tournament.id))).scalars()
+    _script(monkeypatch, {table_id: ScriptedTable(deal=3)})
+    builds = 0
+
+    async def build() -> bytes:
+        nonlocal builds
+        builds += 1
+        return b"{}"
+
+    async def asked() -> int:
+        await ctx.answers.get(tournament_key(tournament_id), "tournament", build)
+        return builds
+
+    assert await asked() == 1
+    await round_clock.tick(ctx, WARNING_AT - 1)  # nothing due: the page's answer is kept
+    assert await asked() == 1
+    await round_clock.tick(ctx, WARNING_AT)  # announced and answered: the page shows it at once
+    assert await asked() == 2
+    async with ctx.sessions() as session:
+        table = await session.get(GameTable, table_id)
+        assert table is not None
+        table.status = "finished"
+        await session.commit()
+    await round_clock.tick(ctx, WARNING_AT + 1_000)  # the round is finished
+    assert await asked() == 3
+    async with ctx.sessions() as session:
+        statuses = (await session.execute(select(TournamentRound.status))).scalars().all()
+    assert statuses == ["finished"]

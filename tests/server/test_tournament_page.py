@@ -95,26 +95,51 @@ def test_a_tournaments_answers_are_built_once_and_its_changes_show_at_once(clien
     assert anna["adjustments"] == -100
     assert _counts("standings")[0] == before["standings"][0] + 2
 
-    # So does a withdrawal, and a round drawn.
+    # So do a withdrawal, a registration, a round drawn, a pause and its end.
+    def players() -> list[str]:
+        listed = client.get(f"/api/tournaments/{tid}", headers=viewers[1]).json()
+        return [p["player"] for p in listed["players"]]
+
     gone = client.post(f"/api/tournaments/{tid}/withdraw", json={"player": "vera"}, headers=operator)
     assert gone.status_code == 200, gone.text
-    listed = client.get(f"/api/tournaments/{tid}", headers=viewers[1]).json()
-    assert [p["player"] for p in listed["players"]] == ["anna", "boris"]
-    assert _players(client, tid, "gleb") and listed["round_list"] == []
+    assert players() == ["anna", "boris"]
+    _players(client, tid, "gleb")
+    assert players() == ["anna", "boris", "gleb"]
+    assert client.get(f"/api/tournaments/{tid}/me", headers=viewers[1]).json() == {
+        "round": None,
+        "table_id": None,
+    }
     drawn = client.post(f"/api/tournaments/{tid}/rounds", headers=operator)
     assert drawn.status_code == 201, drawn.text
     me = client.get(f"/api/tournaments/{tid}/me", headers=viewers[1]).json()
     assert me["round"] == 1 and me["table_id"] == drawn.json()["tables"][0]["table_id"]
+    assert client.get(f"/api/tournaments/{tid}", headers=viewers[2]).json()["status"] == "running"
+    # (A pause waits for the round's end: its table is stopped, settled as it stands, RULES §7.7.)
+    table = drawn.json()["tables"][0]["table_id"]
+    stopped = client.post(f"/api/tables/{table}/stop", json={"reason": "a test"}, headers=operator)
+    assert stopped.status_code == 200, stopped.text
+    page = client.get(f"/api/tournaments/{tid}/page", headers=viewers[2]).json()
+    assert [r["status"] for r in page["tournament"]["round_list"]] == ["finished"]
+    assert page["standings"]["tables_counted"] == 1
+    for action, expected in (("pause", "paused"), ("resume", "running"), ("finish", "finished")):
+        answer = client.post(f"/api/tournaments/{tid}/{action}", headers=operator)
+        assert answer.status_code == 200, answer.text
+        assert client.get(f"/api/tournaments/{tid}", headers=viewers[3]).json()["status"] == expected
+    assert client.get(f"/api/tournaments/{tid}/standings", headers=viewers[1]).json()["final"] is True
 
 
 def test_a_private_rooms_tournament_goes_only_to_those_who_may_watch_it(client: TestClient) -> None:
     operator = bearer(client)
-    _, tid = _tournament(client, operator, private=True, spectators=False)
-    stranger, gone = _player(client, "stranger"), _player(client, "gone")
+    room, tid = _tournament(client, operator, private=True, spectators=False)
+    stranger, gone, guest = _player(client, "stranger"), _player(client, "gone"), _player(client, "guest")
     assert client.post("/api/auth/logout", headers=gone).status_code == 200  # his tokens revoked
+    invited = client.post(f"/api/operator/rooms/{room}/invites", json={"user": "guest"}, headers=operator)
+    assert invited.status_code in (200, 201), invited.text
     paths = [f"/api/tournaments/{tid}{tail}" for tail in ("/page", "", "/standings", "/me", "/adjustments")]
     for path in paths:
         assert _get(client, path, operator)[0] == 200  # built and kept
+        status, body = _get(client, path, guest)  # the invited guest watches it, judging nothing
+        assert status == 200 and b'"judge":true' not in body, (path, body)
         status, refused = _get(client, path, stranger)
         assert status == 403 and json.loads(refused)["error"] == "private_room", (path, refused)
         status, refused = _get(client, path, gone)

@@ -151,17 +151,8 @@ async def _end_straggler(ctx: ServerContext, session: AsyncSession, seated: Tour
 
 
 async def tick(ctx: ServerContext, now_ms: int) -> None:
-    """One look at every playing round (module docstring). The tournaments it changed forget their pages'
-    shared answers (`answers.forget_tournament`)."""
-    changed: set[int] = set()
-    try:
-        await _tick(ctx, now_ms, changed)
-    finally:
-        for tournament_id in changed:
-            forget_tournament(ctx, tournament_id)
-
-
-async def _tick(ctx: ServerContext, now_ms: int, changed: set[int]) -> None:
+    """One look at every playing round (module docstring). Each change committed forgets its tournament's
+    shared answers at once (`answers.forget_tournament`): a tick may wait long for the tables' answers."""
     async with ctx.sessions() as session:
         rounds = await _playing_rounds(session)
         for rnd in rounds:
@@ -176,25 +167,25 @@ async def _tick(ctx: ServerContext, now_ms: int, changed: set[int]) -> None:
             if not live:
                 rnd.status = "finished"
                 await session.commit()
-                changed.add(rnd.tournament_id)
+                forget_tournament(ctx, rnd.tournament_id)
                 continue
             if rnd.clock is None or not RoundClock.from_json(rnd.clock).warning_due(now_ms):
                 continue
             if rnd.clock.get("announced_ms") is None:
                 rnd.clock = {**rnd.clock, "announced_ms": now_ms}  # when it was first made, for the record
                 await session.commit()
-                changed.add(rnd.tournament_id)
+                forget_tournament(ctx, rnd.tournament_id)
             # Every live table that has not answered yet hears it, at every tick until it answers.
             for seated, table in live:
                 if seated.end is None and await _announce(ctx, session, seated, table):
-                    changed.add(rnd.tournament_id)
+                    forget_tournament(ctx, rnd.tournament_id)
             missed = [(s, t) for s, t in live if s.end is not None and s.end.get("missed")]
             if missed and len(missed) == len(live):
                 for seated, table in missed:
                     if seated.end is not None and seated.end.get("straggler_sent"):
                         continue
                     if await _end_straggler(ctx, session, seated, table, now_ms):
-                        changed.add(rnd.tournament_id)
+                        forget_tournament(ctx, rnd.tournament_id)
         await session.commit()
 
 

@@ -209,4 +209,7 @@ async def award(deal_id: Id, body: AwardIn, admin: AdminUser, ctx: ContextDep) -
         out: dict[str, Any] = await asyncio.wait_for(reply, timeout=30)
     except SeatError as exc:
         raise refusal(exc) from None
+    # The table's settlement changed: a tournament's standings (and a room's list) show it at once. Awards
+    # are rare; every shared answer goes.
+    ctx.answers.forget()
     return out

@@ -245,8 +245,13 @@ def _appeal(row: TournamentAppeal) -> Appeal:
 
 
 async def _round_out(session: AsyncSession, rnd: TournamentRound, now_ms: int) -> dict[str, Any]:
+    """The round as its page shows it. A playing round none of whose tables is live shows finished: the
+    round clock stores that within its second (`_refresh_rounds` before a draw or the finish), and a read
+    shared by every viewer writes nothing."""
     tables = []
-    for seated, table in await _round_tables(session, rnd.id):
+    rows = await _round_tables(session, rnd.id)
+    over = rnd.status == "playing" and bool(rows) and all(t.status not in LIVE for _, t in rows)
+    for seated, table in rows:
         tables.append({
             "number": seated.number, "table_id": table.id, "players": seated.players, "status": table.status,
             "end": seated.end,
@@ -256,7 +261,7 @@ async def _round_out(session: AsyncSession, rnd: TournamentRound, now_ms: int) -
     return {
         "number": rnd.number,
         "seed": rnd.seed,
-        "status": rnd.status,
+        "status": "finished" if over else rnd.status,
         "byes": rnd.draw.get("byes", []),
         "clock": None if clock is None else {**clock.to_json(), "left_ms": clock.left_ms(now_ms)},
         "tables": tables,
@@ -363,8 +368,6 @@ async def _build_tournament(ctx: ServerContext, tournament_id: int) -> SharedTou
         if t is None:
             raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
         rounds = await _rounds(session, t.id)
-        await _refresh_rounds(session, rounds)
-        await session.commit()
         now_ms = round(time.time() * 1000)
         players = [
             {"player": p.name, "team": p.team, "role": p.team_role, "withdrawn": p.withdrawn_at is not None}
@@ -469,12 +472,17 @@ async def tournament_page(tournament_id: Id, claims: CurrentClaims, ctx: Context
     under it. Asked apart, a poll was four requests."""
     viewer = await tournament_viewer(ctx, claims, tournament_id)
     step_aside()
-    shared = await shared_tournament(ctx, tournament_id)
+    # The three builds that are due run side by side, each on a pooled connection of its own.
+    shared, standings_json, adjustments_json = await asyncio.gather(
+        shared_tournament(ctx, tournament_id),
+        shared_standings(ctx, tournament_id),
+        shared_adjustments(ctx, tournament_id),
+    )
     out = {
         "tournament": orjson.Fragment(shared.with_judge(viewer.judge)),
-        "standings": orjson.Fragment(await shared_standings(ctx, tournament_id)),
+        "standings": orjson.Fragment(standings_json),
         "me": shared.me(viewer.name),
-        "adjustments": orjson.Fragment(await shared_adjustments(ctx, tournament_id)),
+        "adjustments": orjson.Fragment(adjustments_json),
     }
     return _json(orjson.dumps(out))
 
