@@ -1119,6 +1119,21 @@ def one_server(
                 asyncio.run(_pg_admin(database, f'DROP DATABASE IF EXISTS "{drop}" WITH (FORCE)'))
 
 
+async def requests_cpu_us(http: Any, pid: int, paths: list[str], times: int) -> float:
+    """For the benches of one kind of request: the server's CPU µs (process ``pid``) for asking ``paths``
+    one after the other, ``times`` times, a round, on ``http`` (an ``httpx.AsyncClient``), after one warm
+    round (the statements compiled, each route's first call); any answer but 200 fails the run."""
+    for path in paths:
+        await http.get(path)
+    cpu0 = proc_cpu_s(pid)
+    for _ in range(times):
+        for path in paths:
+            r = await http.get(path)
+            if r.status_code != 200:
+                raise RuntimeError(f"{path}: {r.status_code} {r.text[:200]}")
+    return 1e6 * (proc_cpu_s(pid) - cpu0) / times
+
+
 def printed_runs(count: int, run: Callable[[], dict[str, Any]]) -> list[dict[str, Any]]:
     """``count`` runs, each one's JSON line printed as it ends."""
     runs = []

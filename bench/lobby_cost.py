@@ -35,7 +35,7 @@ import httpx
 from load import (  # the load bench's set-up (importing it puts the repository on the path, for `tests`)
     one_server,
     printed_runs,
-    proc_cpu_s,
+    requests_cpu_us,
     token,
 )
 
@@ -49,19 +49,6 @@ async def _more_rooms(http: httpx.AsyncClient, rooms: int, tables: int) -> None:
             made = await http.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator)
             if made.status_code != 201:
                 raise RuntimeError(f"a table of room {room['id']}: {made.status_code} {made.text[:200]}")
-
-
-async def _cpu_us(http: httpx.AsyncClient, pid: int, paths: list[str], times: int) -> float:
-    """The server's CPU µs for asking ``paths`` one after the other, ``times`` times, a round."""
-    for path in paths:
-        await http.get(path)  # warm: the statements compiled, the route's first call
-    cpu0 = proc_cpu_s(pid)
-    for _ in range(times):
-        for path in paths:
-            r = await http.get(path)
-            if r.status_code != 200:
-                raise RuntimeError(f"{path}: {r.status_code} {r.text[:200]}")
-    return 1e6 * (proc_cpu_s(pid) - cpu0) / times
 
 
 async def _costs(port: int, pid: int, viewer: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -78,13 +65,13 @@ async def _costs(port: int, pid: int, viewer: int, args: argparse.Namespace) -> 
             "seated": f"/api/ratings/rooms/{rooms[0]}/seated",
             "health": "/api/health",
         }
-        cost = {kind: await _cpu_us(http, pid, [path], args.polls) for kind, path in paths.items()}
+        cost = {kind: await requests_cpu_us(http, pid, [path], args.polls) for kind, path in paths.items()}
         # The page's poll before `GET /api/lobby`: the rooms, then each room's two.
         each = [
             p for room in rooms for p in (f"/api/rooms/{room}/tables", f"/api/ratings/rooms/{room}/seated")
         ]
         old = ["/api/rooms", *each]
-        requests_poll = await _cpu_us(http, pid, old, max(1, args.polls // len(old)))
+        requests_poll = await requests_cpu_us(http, pid, old, max(1, args.polls // len(old)))
     health = cost.pop("health")
     out: dict[str, Any] = {f"{kind}_cpu_us": round(us) for kind, us in cost.items()}
     out["health_cpu_us"] = round(health)

@@ -36,7 +36,7 @@ import httpx
 from load import (  # the load bench's set-up (importing it puts the repository on the path, for `tests`)
     one_server,
     printed_runs,
-    proc_cpu_s,
+    requests_cpu_us,
     token,
 )
 
@@ -87,19 +87,6 @@ async def _tournament(http: httpx.AsyncClient, players: list[int], rounds: int) 
     return tid
 
 
-async def _cpu_us(http: httpx.AsyncClient, pid: int, paths: list[str], times: int) -> float:
-    """The server's CPU µs for asking ``paths`` one after the other, ``times`` times, a round."""
-    for path in paths:
-        await http.get(path)  # warm: the statements compiled, the route's first call
-    cpu0 = proc_cpu_s(pid)
-    for _ in range(times):
-        for path in paths:
-            r = await http.get(path)
-            if r.status_code != 200:
-                raise RuntimeError(f"{path}: {r.status_code} {r.text[:200]}")
-    return 1e6 * (proc_cpu_s(pid) - cpu0) / times
-
-
 async def _costs(port: int, pid: int, players: list[int], args: argparse.Namespace) -> dict[str, Any]:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as http:
         tid = await _tournament(http, players, args.rounds)
@@ -114,12 +101,12 @@ async def _costs(port: int, pid: int, players: list[int], args: argparse.Namespa
         me = (await http.get(paths["me"])).json()
         if me.get("table_id") is None:
             raise RuntimeError(f"the viewer has no table in the round being played: {me}")
-        cost = {kind: await _cpu_us(http, pid, [path], args.polls) for kind, path in paths.items()}
-        requests_poll = await _cpu_us(http, pid, list(paths.values()), args.polls)
+        cost = {kind: await requests_cpu_us(http, pid, [path], args.polls) for kind, path in paths.items()}
+        requests_poll = await requests_cpu_us(http, pid, list(paths.values()), args.polls)
         # (An older server has no page: compared with it, the four are the poll.)
         has_page = (await http.get(f"{base}/page")).status_code == 200
-        page = await _cpu_us(http, pid, [f"{base}/page"], args.polls) if has_page else None
-        health = await _cpu_us(http, pid, ["/api/health"], args.polls)
+        page = await requests_cpu_us(http, pid, [f"{base}/page"], args.polls) if has_page else None
+        health = await requests_cpu_us(http, pid, ["/api/health"], args.polls)
     out: dict[str, Any] = {f"{kind}_cpu_us": round(us) for kind, us in cost.items()}
     out["page_cpu_us"] = None if page is None else round(page)
     out["health_cpu_us"] = round(health)

@@ -356,6 +356,14 @@ class SharedTournament:
         return {"round": self.latest, "table_id": None, "bye": name in self.byes}
 
 
+async def _stored(session: AsyncSession, tournament_id: int) -> Tournament:
+    """The tournament a shared build reads (its first request checked that it exists: tournaments stay)."""
+    t = await session.get(Tournament, tournament_id)
+    if t is None:
+        raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
+    return t
+
+
 async def shared_tournament(ctx: ServerContext, tournament_id: int) -> SharedTournament:
     return await ctx.answers.get(
         tournament_key(tournament_id), "tournament", lambda: _build_tournament(ctx, tournament_id)
@@ -364,9 +372,7 @@ async def shared_tournament(ctx: ServerContext, tournament_id: int) -> SharedTou
 
 async def _build_tournament(ctx: ServerContext, tournament_id: int) -> SharedTournament:
     async with ctx.sessions() as session:
-        t = await session.get(Tournament, tournament_id)
-        if t is None:
-            raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
+        t = await _stored(session, tournament_id)
         rounds = await _rounds(session, t.id)
         now_ms = round(time.time() * 1000)
         players = [
@@ -401,9 +407,7 @@ async def shared_standings(ctx: ServerContext, tournament_id: int) -> bytes:
 async def _build_standings(ctx: ServerContext, tournament_id: int) -> bytes:
     """§9.4: live from the ended tables during a round, final when the tournament is finished."""
     async with ctx.sessions() as session:
-        t = await session.get(Tournament, tournament_id)
-        if t is None:
-            raise ApiError(ErrorCode.NOT_FOUND, f"no tournament {tournament_id}")
+        t = await _stored(session, tournament_id)
         players = await _players(session, t.id)
         scores, zero_sum, counted = await _scores(session, await _rounds(session, t.id))
         adjustments, appeals = await _judging(session, t.id)
