@@ -345,3 +345,29 @@ def test_the_lobby_shows_the_tables_when_the_ratings_cannot_be_read(
     monkeypatch.undo()
     (shown,) = client.get("/api/lobby", headers=operator).json()  # the failure was kept by no one
     assert shown["seated"] == {"broadcast": False, "tables": {}}
+
+
+def test_a_game_that_ends_at_its_table_shows_in_the_rooms_list_at_once(client: TestClient) -> None:
+    """No request ends it: the first seat's reserve runs out and the game ends (RULES §8.3). The answers
+    stand still here, so only the table's own word that its game is over can show it."""
+    operator = bearer(client)
+    body = {"name": "Blitz", "overrides": {"deal_time": 0.5, "reserve_time": 0.5}}
+    room = client.post("/api/rooms", json=body, headers=operator).json()
+    table = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()
+    path = f"/api/rooms/{room['id']}/tables"
+    for seat, name in enumerate(("anna", "boris", "vera")):
+        sat = client.post(
+            f"/api/tables/{table['id']}/sit", json={"seat": seat}, headers=_player(client, name)
+        )
+        assert sat.status_code == 200, sat.text
+
+    def status() -> str:
+        listed = json.loads(_get(client, path, operator)[1])
+        return str(listed[0]["status"])
+
+    assert status() == "playing"  # built now, and kept as long as nothing forgets it
+    for _ in range(600):  # the game's end comes with its clock, within a second (bound: a loaded machine)
+        if status() != "playing":
+            break
+        client.portal.call(asyncio.sleep, 0.05)  # type: ignore[union-attr]
+    assert status() == "finished"
