@@ -20,7 +20,7 @@ from app.protocol.codes import ErrorCode
 from app.server.context import ServerContext
 from app.server.http.shared_answers import SharedAnswers
 from app.server.tables.commands import RoundEnd, SeatError
-from app.server.tournaments import round_clock
+from app.server.tournaments import analysis_gate, round_clock
 from app.server.tournaments.answers import tournament_key
 from app.tournament.roundend import MORE_DEALS, RoundClock, TableEnd
 from tests.server import test_group_commit as harness
@@ -221,3 +221,27 @@ async def test_what_a_tick_changes_forgets_the_tournaments_shared_answers(
     async with ctx.sessions() as session:
         statuses = (await session.execute(select(TournamentRound.status))).scalars().all()
     assert statuses == ["finished"]
+
+
+async def test_a_rounds_deals_may_be_analysed_once_it_has_ended_at_every_table_before_the_clock_stores_it(
+    ctx: ServerContext,
+) -> None:
+    """RULES §12, last point: a tournament deal is analysed only once its round has ended at every table;
+    that is read from the tables, not only from the round's stored status (the round clock stores it within
+    its second)."""
+    first, second = await _round(ctx, [None, None])
+    async with ctx.sessions() as session:
+        assert await analysis_gate.round_over(session, first) is False
+        table = await session.get(GameTable, first)
+        assert table is not None
+        table.status = "finished"
+        await session.commit()
+        assert await analysis_gate.round_over(session, second) is False  # the other table still plays
+        other = await session.get(GameTable, second)
+        assert other is not None
+        other.status = "finished"
+        await session.commit()
+        assert await analysis_gate.round_over(session, first) is True
+        statuses = (await session.execute(select(TournamentRound.status))).scalars().all()
+        assert statuses == ["playing"]  # not stored yet: the clock's tick does it
+        assert await analysis_gate.round_over(session, 987654) is None  # no tournament seated it

@@ -250,7 +250,7 @@ async def _round_out(session: AsyncSession, rnd: TournamentRound, now_ms: int) -
     shared by every viewer writes nothing."""
     tables = []
     rows = await _round_tables(session, rnd.id)
-    over = rnd.status == "playing" and bool(rows) and all(t.status not in LIVE for _, t in rows)
+    over = _ended(rnd, rows)
     for seated, table in rows:
         tables.append({
             "number": seated.number, "table_id": table.id, "players": seated.players, "status": table.status,
@@ -268,13 +268,16 @@ async def _round_out(session: AsyncSession, rnd: TournamentRound, now_ms: int) -
     }
 
 
+def _ended(rnd: TournamentRound, tables: list[tuple[TournamentTable, GameTable]]) -> bool:
+    """A playing round is finished once none of its tables is live (RULES §9.3)."""
+    return rnd.status == "playing" and bool(tables) and all(t.status not in LIVE for _, t in tables)
+
+
 async def _refresh_rounds(session: AsyncSession, rounds: list[TournamentRound]) -> None:
-    """A playing round is finished once none of its tables is live."""
+    """Store each playing round that has ended (`_ended`) as finished."""
     for rnd in rounds:
-        if rnd.status == "playing":
-            tables = await _round_tables(session, rnd.id)
-            if tables and all(t.status not in LIVE for _, t in tables):
-                rnd.status = "finished"
+        if rnd.status == "playing" and _ended(rnd, await _round_tables(session, rnd.id)):
+            rnd.status = "finished"
 
 
 def _out(t: Tournament) -> dict[str, Any]:
