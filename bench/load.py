@@ -39,7 +39,8 @@ the client's own CPU and loop lag over the window (``client_cpu_cores``, ``clien
 one process on the same machine, and a frame it is late to read counts as the server's latency), and
 what the machine's neighbours took meanwhile (``machine``: the share of CPU time stolen by the host and
 waiting for the disk, and the cores busy with processes other than the server, its database and the
-client). With
+client; and how much the machine had left for the disk to write before the run, which the bench writes
+out first with ``sync``: ``dirty_mb_before_sync``, ``sync_s``). With
 ``--database`` a PostgreSQL instance running on this machine, the CPU of all its processes (the server's
 backends, the WAL writer, ...) is counted too (``database_cpu_*``; null when they cannot be read here), and
 the summary adds ``cpu_with_database_ms_per_ack``, the server's and the database's together, to the ratios.
@@ -740,6 +741,25 @@ def _memory_mb(status: str) -> dict[str, float]:
     return values
 
 
+def flush_disk() -> dict[str, float]:
+    """Write the machine's dirty pages out before a run starts, and say how many there were.
+
+    The server's commits wait for the disk; the kernel's writeback of what other work left dirty (a
+    `pip install`, a test run, half a minute before) shares the same disk and delayed every commit
+    of a run's second by up to half a second (2026-12-06: 1.5 GB written, then the first command: ack
+    p99 509 ms in one second, commits' p99 up to 500 ms; without it no such second). Such a second is the
+    machine's earlier work, not this run's: it is written out first, and the run's line says how much."""
+    dirty_kb = 0
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name in ("Dirty", "Writeback"):
+                dirty_kb += int(value.split()[0])
+    started = time.monotonic()
+    os.sync()
+    return {"dirty_mb_before_sync": round(dirty_kb / 1024, 1), "sync_s": round(time.monotonic() - started, 2)}
+
+
 def own_rss_mb() -> float:
     """This process's resident memory alone (its children, the server, apart)."""
     return _memory_mb("/proc/self/status").get("VmRSS", 0.0)
@@ -1169,6 +1189,7 @@ def measure_once(args: argparse.Namespace) -> dict[str, Any]:
             # Every socket comes from 127.0.0.1: the per-address connection cap is lifted for the bench.
             env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET,
                        PREFERANS_MAX_CONNECTIONS_PER_ADDRESS="0")  # fmt: skip
+        flushed = flush_disk()
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
         try:
             started = time.monotonic()
@@ -1183,6 +1204,8 @@ def measure_once(args: argparse.Namespace) -> dict[str, Any]:
     mode = "unpaced" if args.unpaced else "paced"
     head = {"server": database, "mode": mode, "workers": 1 if args.bare else args.workers}
     head |= {"tables": args.tables, "idle": args.idle}
+    if result.get("machine") is not None:
+        result["machine"] |= flushed
     return {**head, "boot_s": round(boot_s, 1), **result}
 
 
