@@ -5,12 +5,16 @@ his; nothing goes to a viewer who may not watch the tournament's room."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tests.server.in_process import bearer
+from app.auth.roles import Role
+from app.auth.users import create_user
+from app.db.engine import make_engine, make_sessionmaker
+from tests.server.in_process import PASSWORD, bearer
 from tests.server.test_shared_answers import _counts, _get, _player, client
 
 __all__ = ["client"]  # the fixture: the app as served, its shared answers on a clock that stands still
@@ -152,3 +156,57 @@ def test_a_private_rooms_tournament_goes_only_to_those_who_may_watch_it(client: 
         status, refused = _get(client, f"/api/tournaments/987654{tail}", operator)
         assert status == 404 and json.loads(refused)["error"] == "not_found", (tail, refused)
     assert [_counts(kind) for kind in ("tournament", "standings", "adjustments")] == before
+
+
+def _admin(client: TestClient, name: str) -> dict[str, str]:
+    """A new administrator, logged in: a judge of every tournament (§9.1), operator of no room."""
+    url = client.app.state.ctx.settings.database_url  # type: ignore[attr-defined]
+
+    async def create() -> None:
+        engine = make_engine(url)
+        try:
+            async with make_sessionmaker(engine)() as session, session.begin():
+                await create_user(session, name, PASSWORD, Role.ADMIN)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(create())
+    login = client.post("/api/auth/login", json={"name": name, "password": PASSWORD})
+    assert login.status_code == 200, login.text
+    return {"Authorization": f"Bearer {login.json()['token']}"}
+
+
+def test_an_administrator_judges_a_room_he_does_not_run_and_a_disabled_account_sees_nothing(
+    client: TestClient,
+) -> None:
+    operator = bearer(client)
+    room, tid = _tournament(client, operator, private=True, spectators=False)
+    anna, boris = _player(client, "anna"), _player(client, "boris")
+    for name, player in (("anna", anna), ("boris", boris)):  # invited to the private room, they register
+        invited = client.post(f"/api/operator/rooms/{room}/invites", json={"user": name}, headers=operator)
+        assert invited.status_code in (200, 201), invited.text
+        registered = client.post(f"/api/tournaments/{tid}/register", json={}, headers=player)
+        assert registered.status_code == 200, registered.text
+    judith = _admin(client, "judith")
+    paths = [f"/api/tournaments/{tid}{tail}" for tail in ("/page", "", "/standings", "/me", "/adjustments")]
+
+    # §9.1: the judges are the room's operator and the administrators, whoever built the shared answer.
+    for viewer, judges in ((boris, False), (judith, True), (operator, True), (anna, False)):
+        page = client.get(f"/api/tournaments/{tid}/page", headers=viewer)
+        assert page.status_code == 200, page.text
+        assert page.json()["tournament"]["judge"] is judges
+        assert client.get(f"/api/tournaments/{tid}", headers=viewer).json()["judge"] is judges
+    decision = {"player": "boris", "points": -50, "reason": "slow play"}
+    judged = client.post(f"/api/tournaments/{tid}/adjustments", json=decision, headers=judith)
+    assert judged.status_code == 201, judged.text
+
+    # An account disabled is refused every part of the page, typed, while the answers it would have
+    # shared still go to the others.
+    disabled = client.post("/api/admin/users/anna/disable", headers=judith)
+    assert disabled.status_code == 200, disabled.text
+    for path in paths:
+        status, refused = _get(client, path, anna)
+        assert status == 401 and json.loads(refused)["error"] == "unauthorized", (path, refused)
+        assert _get(client, path, boris)[0] == 200, path
+    page = client.get(f"/api/tournaments/{tid}/page", headers=boris).json()
+    assert [a["points"] for a in page["adjustments"]["adjustments"]] == [-50]
