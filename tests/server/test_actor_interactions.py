@@ -173,3 +173,42 @@ def _last_action_of_the_deal(game: Game) -> bool:
     """Whether the next action ends the deal: the last card still held is played."""
     deal = game.state.deal
     return deal is not None and sum(len(hand) for hand in deal.hands) == 1
+
+
+def test_a_seat_that_changes_hands_is_told_to_the_listings_and_a_card_is_not() -> None:
+    """The room's list of tables (shared among its viewers, `http.shared_answers`) names each seat's holder:
+    the table tells the registry when a stored step changed one (here a substitute's, RULES §7.7, when the
+    deal ends) and not for every card, which would rebuild the lists at every move."""
+
+    async def scenario() -> None:
+        store, now = FakeStore(), Now()
+        told: list[int] = []
+        actor = TableActor(
+            store, 1, 3, Conventions(), first_dealer=0, now=now,
+            on_listing=lambda changed: told.append(changed.version),
+        )  # fmt: skip
+        actor.start()
+        try:
+            await _started(actor)
+            players = {user: Recorder(user_id=user) for user in (1, 2, 3)}
+            for conn in players.values():
+                actor.submit(Connect(conn))
+            await _settled(actor)
+            seqs = dict.fromkeys(range(3), 0)
+            moves, leaving = 0, None
+            while (game := actor.game) is not None and game.state.deal_number == 1:
+                seat = game.to_act()
+                assert seat is not None
+                if leaving is None:
+                    await substitute_decreed(actor, seat)
+                    leaving = seat
+                    assert told == []  # decreed: the seat changes hands when the deal ends
+                seqs[seat] += 1
+                moves += 1
+                await _acted(actor, players[seat + 1], seqs[seat], legal_actions(game.state)[0].to_json())
+            assert leaving is not None and actor.seating.users[leaving] == 4 and moves > 10
+            assert told == [actor.version]  # once, for the step that ended the deal
+        finally:
+            await actor.stop()
+
+    asyncio.run(scenario())

@@ -371,3 +371,31 @@ def test_a_game_that_ends_at_its_table_shows_in_the_rooms_list_at_once(client: T
             break
         client.portal.call(asyncio.sleep, 0.05)  # type: ignore[union-attr]
     assert status() == "finished"
+
+
+def test_a_seat_freed_for_its_players_absence_shows_in_the_rooms_list_at_once(tmp_path: Path) -> None:
+    """No request frees it: the table does, after the grace of a player with no socket to it (issue 25).
+    The answers stand still here, so only the table's own word shows it."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'grace.db'}"
+    upgrade(url)
+    asyncio.run(add_operator(url))
+    settings = Settings(database_url=url, token_secret="s" * 40, waiting_seat_grace=0.2)
+    with TestClient(create_app(settings)) as client:
+        client.app.state.ctx.answers = SharedAnswers(1000, clock=lambda: 0.0)  # type: ignore[attr-defined]
+        operator = bearer(client)
+        room = client.post("/api/rooms", json={"name": "Grace"}, headers=operator).json()
+        table = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()
+        sat = client.post(f"/api/tables/{table['id']}/sit", json={"seat": 1}, headers=_player(client, "anna"))
+        assert sat.status_code == 200, sat.text
+        path = f"/api/rooms/{room['id']}/tables"
+
+        def seated() -> list[str]:
+            listed = json.loads(_get(client, path, operator)[1])
+            return [p["user"] for p in listed[0]["players"] if p["user"]]
+
+        assert seated() == ["anna"]  # built now, and kept as long as nothing forgets it
+        for _ in range(600):  # freed after 0.2 s (bound: a loaded machine)
+            if not seated():
+                break
+            client.portal.call(asyncio.sleep, 0.05)  # type: ignore[union-attr]
+        assert seated() == []

@@ -180,7 +180,7 @@ class TableActor:
         robot: OffLoopRobot | None = None,
         queue_limit: int = 1024,
         on_idle: Callable[[TableActor], None] = _stays,
-        on_game_over: Callable[[TableActor], None] = _nobody_told,
+        on_listing: Callable[[TableActor], None] = _nobody_told,
         shuffle: Callable[[], Shuffle] = _shuffle,
         seat_grace_s: float | None = None,
         wall: Callable[[], WallMs] = wall_ms,
@@ -188,8 +188,9 @@ class TableActor:
         """``robot``: runs a step that needs the solver robot (None: such a step fails as the table's own
         fault, which ends a game it was driving); ``on_idle``: called
         when the game is over and nobody watches any more (the registry unloads the table);
-        ``on_game_over``: called once a step that ended the game is stored (the lists and standings that
-        the process shares among their viewers are read anew);
+        ``on_listing``: called once a change that the room's list of tables shows is stored: the game's
+        end, a seat's holder (a player gone for the grace, a fourth joined, a substitute; the lists and
+        standings that the process shares among their viewers are read anew);
         ``seat_grace_s``: how long a player may be gone (no socket to the table) from a table that waits
         for players before his seat is freed (None: never)."""
         self.store = store
@@ -201,7 +202,7 @@ class TableActor:
         self._robot = robot
         self._queue_limit = queue_limit
         self._on_idle = on_idle
-        self._on_game_over = on_game_over
+        self._on_listing = on_listing
         self._shuffle = shuffle
         self._wall = wall  # the wall clock: only an adjournment's start and limit (RULES §7.7) read it
         self._adjourn_timer: asyncio.TimerHandle | None = None
@@ -513,6 +514,7 @@ class TableActor:
         seat, seating = self.seating.leave(user_id, started=self.game is not None)
         await self._commit(StepWrite(seat_removed=seat))
         self.seating = seating
+        self._on_listing(self)
         self._watch_absent(user_id)
         for conn in self.connections:
             if conn.user_id == user_id:
@@ -854,8 +856,8 @@ class TableActor:
             self._holds.add("reconnect")
             self._paused = True
         self.game = after.with_server_time(now, self._now())
-        if result.game.is_over and not game.is_over:
-            self._on_game_over(self)
+        if (result.game.is_over and not game.is_over) or joined is not None or result.substituted:
+            self._on_listing(self)
         if joined is not None:
             self._adopt_join(game, result, seating)
             return

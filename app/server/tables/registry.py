@@ -117,9 +117,10 @@ def _stopped(ctx: ServerContext, stored: StoredTable) -> _Stopped:
         robot=OffLoopRobot(ctx.solver_executor, ctx.settings),
         queue_limit=ctx.settings.table_queue_limit,
         on_idle=lambda idle: _unload(ctx, idle),
-        # A game's end changes a room's list of tables and a tournament's standings and rounds: their
-        # shared answers (`http.shared_answers`) are read anew at the next request.
-        on_game_over=lambda _over: ctx.answers.forget(),
+        # A game's end or a seat's new holder changes a room's list of tables, a tournament's standings,
+        # rounds and players' tables: their shared answers (`http.shared_answers`) are read anew at the
+        # next request.
+        on_listing=lambda _changed: ctx.answers.forget(),
         seat_grace_s=ctx.settings.waiting_seat_grace or None,
     )
     actor.restore(stored)
