@@ -1,7 +1,8 @@
 """The table actor's features together (a review of the merged actor): a timer's command lost while the
 table rereads an uncertain commit neither holds a clock for good nor keeps an adjournment past its limit;
 an adjournment's step that cannot be stored is retried at the retry's pace, not at once; a substitute
-numbers his actions afresh even when his predecessor's own action handed him the seat."""
+numbers his actions afresh even when his predecessor's own action handed him the seat; a seat that changes
+hands is told to the shared lists once."""
 
 from __future__ import annotations
 

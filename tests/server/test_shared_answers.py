@@ -382,19 +382,22 @@ def test_a_seat_freed_for_its_players_absence_shows_in_the_rooms_list_at_once(tm
     settings = Settings(database_url=url, token_secret="s" * 40, waiting_seat_grace=0.2)
     with TestClient(create_app(settings)) as client:
         client.app.state.ctx.answers = SharedAnswers(1000, clock=lambda: 0.0)  # type: ignore[attr-defined]
-        operator = bearer(client)
+        operator, anna = bearer(client), _player(client, "anna")
         room = client.post("/api/rooms", json={"name": "Grace"}, headers=operator).json()
         table = client.post(f"/api/rooms/{room['id']}/tables", json={}, headers=operator).json()
-        sat = client.post(f"/api/tables/{table['id']}/sit", json={"seat": 1}, headers=_player(client, "anna"))
-        assert sat.status_code == 200, sat.text
         path = f"/api/rooms/{room['id']}/tables"
 
         def seated() -> list[str]:
             listed = json.loads(_get(client, path, operator)[1])
             return [p["user"] for p in listed[0]["players"] if p["user"]]
 
-        assert seated() == ["anna"]  # built now, and kept as long as nothing forgets it
-        for _ in range(600):  # freed after 0.2 s (bound: a loaded machine)
+        # Sitting with her socket open, she has no grace running while the list is built and kept.
+        with client.websocket_connect(f"/ws/tables/{table['id']}", headers=anna) as socket:
+            assert socket.receive_json()["type"] == "snapshot"
+            sat = client.post(f"/api/tables/{table['id']}/sit", json={"seat": 1}, headers=anna)
+            assert sat.status_code == 200, sat.text
+            assert seated() == ["anna"]
+        for _ in range(600):  # her socket closed, the grace runs out (bound: a loaded machine)
             if not seated():
                 break
             client.portal.call(asyncio.sleep, 0.05)  # type: ignore[union-attr]

@@ -182,7 +182,7 @@ def test_an_administrator_judges_a_room_he_does_not_run_and_a_disabled_account_s
     operator = bearer(client)
     room, tid = _tournament(client, operator, private=True, spectators=False)
     anna, boris = _player(client, "anna"), _player(client, "boris")
-    for name, player in (("anna", anna), ("boris", boris)):  # invited to the private room, they register
+    for name, player in (("anna", anna), ("boris", boris)):  # a private room registers invited players
         invited = client.post(f"/api/operator/rooms/{room}/invites", json={"user": name}, headers=operator)
         assert invited.status_code in (200, 201), invited.text
         registered = client.post(f"/api/tournaments/{tid}/register", json={}, headers=player)

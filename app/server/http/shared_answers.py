@@ -8,10 +8,10 @@ request of the next ``ttl_ms`` (its age is counted from the start of its build);
 while it is built wait for that build instead of starting their own, however long it takes (a build slower
 than ``ttl_ms`` is a loaded server, the moment when one build for all matters most).
 
-What this process itself changes (a table opened, a seat taken or left, a game over at one of its tables)
-forgets the answers at once (`forget`), so a player back in the lobby after his own sit sees it; what other
-processes and the tables' own life change (a socket's dot, a substitute, another worker's seats) shows
-within ``ttl_ms``, on top of the page's own 3 s.
+What this process itself changes (a table opened, a seat taken or left, a seat that changes hands at its
+table, a game's status at one of its tables) forgets the answers at once (`forget`), so a player back in the
+lobby after his own sit sees it; a socket's dot and what other processes change (another worker's seats)
+show within ``ttl_ms``, on top of the page's own 3 s.
 """
 
 from __future__ import annotations

@@ -164,7 +164,7 @@ def _stays(_actor: TableActor) -> None:
 
 
 def _nobody_told(_actor: TableActor) -> None:
-    """A game's end is nobody else's business (an actor no registry holds)."""
+    """No list shows the table (an actor no registry holds)."""
 
 
 class TableActor:
@@ -188,9 +188,10 @@ class TableActor:
         """``robot``: runs a step that needs the solver robot (None: such a step fails as the table's own
         fault, which ends a game it was driving); ``on_idle``: called
         when the game is over and nobody watches any more (the registry unloads the table);
-        ``on_listing``: called once a change that the room's list of tables shows is stored: the game's
-        end, a seat's holder (a player gone for the grace, a fourth joined, a substitute; the lists and
-        standings that the process shares among their viewers are read anew);
+        ``on_listing``: called once a change that the room's list of tables shows is stored and adopted:
+        the game's status (its end, an adjournment and its end), a seat's holder (a player gone for the
+        grace, a fourth joined, a substitute; the lists and standings that the process shares among their
+        viewers are read anew);
         ``seat_grace_s``: how long a player may be gone (no socket to the table) from a table that waits
         for players before his seat is freed (None: never)."""
         self.store = store
@@ -514,13 +515,13 @@ class TableActor:
         seat, seating = self.seating.leave(user_id, started=self.game is not None)
         await self._commit(StepWrite(seat_removed=seat))
         self.seating = seating
-        self._on_listing(self)
         self._watch_absent(user_id)
         for conn in self.connections:
             if conn.user_id == user_id:
                 conn.seat = None
         self._publish([Event("left", {"seat": seat}, None)], sheet_changed=False)
         self._publish_presence()
+        self._on_listing(self)
 
     # ---- players gone from a waiting table ---------------------------------------------------------
 
@@ -856,10 +857,10 @@ class TableActor:
             self._holds.add("reconnect")
             self._paused = True
         self.game = after.with_server_time(now, self._now())
-        if (result.game.is_over and not game.is_over) or joined is not None or result.substituted:
-            self._on_listing(self)
+        listed = result.game.status is not game.status or joined is not None or bool(result.substituted)
         if joined is not None:
             self._adopt_join(game, result, seating)
+            self._on_listing(self)
             return
         moved = {u for c in result.substituted for u in (c.holder.user_id, c.substitute.user_id)}
         self.seating = seating
@@ -872,6 +873,8 @@ class TableActor:
             for conn in self.connections:  # their seat, and so their view, changed
                 if conn.user_id in moved:
                     self._send_snapshot(conn)
+        if listed:
+            self._on_listing(self)
 
     def _adopt_join(self, game: Game, result: Step, seating: Seating) -> None:
         """RULES §7.7: the table seats four from now on. Every viewer's seat number may have moved, so each

@@ -413,8 +413,9 @@ def _seats_changed(ctx: ServerContext) -> None:
     """A seat freed or a table stopped through this process: the lobby's shared answers (the rooms'
     tables, their seated players' ratings) are built anew at the next request (the table's room is not at
     hand in these handlers, and they are rare beside the lobby's polls). A player who leaves a table and
-    goes back to the lobby sees the seat free; what changes a seat elsewhere (a substitute, a fourth's
-    join, a seat freed for its player's absence, another worker) shows within `lobby_answer_ms`."""
+    goes back to the lobby sees the seat free; what a table changes itself (a substitute, a fourth's join,
+    a seat freed for its player's absence) it tells the registry (`TableActor.on_listing`); another
+    worker's changes show within `lobby_answer_ms`."""
     ctx.answers.forget()
 
 
