@@ -17,6 +17,7 @@ from app.auth.users import AccountError, create_user, set_disabled
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade
 from app.server.settings import get_settings
+from app.server.storage.disk_backlog import on_this_disk, write_out_backlog
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -35,10 +36,8 @@ def _serve(args: argparse.Namespace) -> int:
         configure_json_logging(args.log_level)
     if settings.worker_slot is None:  # the one process, or the supervisor of the workers
         upgrade(settings.database_url)
-        # Every commit waits for the disk, and so would wait behind the kernel's writeback of what other
-        # work left to write (a deploy's files, written out half a minute later): written out now, before
-        # any table runs (docs/capacity-log.md, 2026-12-06: 1.5 GB left so, one second of acks 0.5 s late).
-        os.sync()
+        if settings.start_sync_limit > 0 and on_this_disk(settings.database_url):
+            write_out_backlog(settings.start_sync_limit)  # before any table runs (`storage.disk_backlog`)
     if settings.workers > 1 and settings.worker_slot is None:
         from app.auth.secret import load_token_secret
         from app.server.cluster.supervisor import supervise

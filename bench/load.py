@@ -39,8 +39,9 @@ the client's own CPU and loop lag over the window (``client_cpu_cores``, ``clien
 one process on the same machine, and a frame it is late to read counts as the server's latency), and
 what the machine's neighbours took meanwhile (``machine``: the share of CPU time stolen by the host and
 waiting for the disk, and the cores busy with processes other than the server, its database and the
-client; and how much the machine had left for the disk to write before the run, which the bench writes
-out first with ``sync``: ``dirty_mb_before_sync``, ``sync_s``). With
+client; and how much the machine had left for the disk to write before the run, the bench's own filling
+of the database included, which the bench writes out first with ``sync``, after a ``CHECKPOINT`` on
+PostgreSQL: ``dirty_mb_before_sync``, ``sync_s``). With
 ``--database`` a PostgreSQL instance running on this machine, the CPU of all its processes (the server's
 backends, the WAL writer, ...) is counted too (``database_cpu_*``; null when they cannot be read here), and
 the summary adds ``cpu_with_database_ms_per_ack``, the server's and the database's together, to the ratios.
@@ -1189,6 +1190,10 @@ def measure_once(args: argparse.Namespace) -> dict[str, Any]:
             # Every socket comes from 127.0.0.1: the per-address connection cap is lifted for the bench.
             env = dict(os.environ, DATABASE_URL=url, PREFERANS_TOKEN_SECRET=SECRET,
                        PREFERANS_MAX_CONNECTIONS_PER_ADDRESS="0")  # fmt: skip
+        if drop is not None and args.database:
+            # The rows just filled in sit in PostgreSQL's buffers, which its checkpointer would write
+            # out during the run: written now, with the machine's backlog after them.
+            asyncio.run(_pg_admin(args.database, "CHECKPOINT"))
         flushed = flush_disk()
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
         try:

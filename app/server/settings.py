@@ -137,6 +137,9 @@ class Settings(BaseSettings):
     # interval, 5 ms by default). The store's writer, the rating pass and the database pool's threads
     # take it at every statement; at 5 ms a busy loop waited that long behind each (issue 24).
     gil_switch_ms: float = Field(0.5, gt=0, le=100)
+    # `serve` writes the machine's disk backlog out before a table runs, when the database's commits wait
+    # for this machine's disk (`storage.disk_backlog`), waiting at most this many seconds (0: not at all).
+    start_sync_limit: float = Field(30.0, ge=0)
     # Group commit: how long the writer waits for other tables' steps to join a batch, the least time from
     # one batch's start to the next one's (under load, fewer and larger commits), and its size cap. 10 ms:
     # at 1,000 tables a tenth less CPU an ack than 5 ms for 3-4 ms more at p50 (README, "Measured").

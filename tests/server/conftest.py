@@ -56,6 +56,9 @@ class ServerProcess:
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env["DATABASE_URL"] = self.database_url
+        # Each test server's start would write out the whole machine's backlog, delaying the other test
+        # workers' commits; `tests/server/test_disk_backlog.py` checks it apart.
+        env.setdefault("PREFERANS_START_SYNC_LIMIT", "0")
         if self.log_path is not None:  # one token secret per test server, beside its log
             env["PREFERANS_TOKEN_SECRET_FILE"] = str(self.log_path.parent / "token_secret")
         env.update(self.extra_env)
