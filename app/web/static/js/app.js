@@ -38,8 +38,10 @@ const ROUTES = [
 
 /** @type {(() => void) | void} */
 let unmount;
+let navigations = 0;
 
 async function route() {
+  const turn = ++navigations;
   const root = /** @type {HTMLElement} */ (document.getElementById("page"));
   let hash = location.hash || "#/lobby";
   if (!session() && hash !== "#/login") {
@@ -50,10 +52,15 @@ async function route() {
   const found = ROUTES.find(([pattern]) => pattern.test(hash)) ?? ROUTES[ROUTES.length - 1];
   const params = (hash.match(found[0]) ?? []).slice(1);
   const module = await found[1]();
+  if (turn !== navigations) return; // left while its module loaded: the later page is the one shown
   if (unmount) unmount();
-  draw(null, root);
+  // Each page draws into an element of its own: a page left while a request of its was on its way draws
+  // its answer there, out of the document, not over the page that came after it.
+  const view = document.createElement("div");
+  view.className = "view";
+  root.replaceChildren(view);
   renderNav();
-  unmount = module.mount(root, params);
+  unmount = module.mount(view, params);
 }
 
 function renderNav() {
