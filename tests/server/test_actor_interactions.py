@@ -131,11 +131,7 @@ def test_a_substitute_whose_predecessor_ended_the_deal_numbers_his_actions_afres
         actor = TableActor(store, 1, 3, Conventions(), first_dealer=0, now=now)
         actor.start()
         try:
-            await _started(actor)
-            players = {user: Recorder(user_id=user) for user in (1, 2, 3)}
-            for conn in players.values():
-                actor.submit(Connect(conn))
-            await _settled(actor)
+            players = await _playing(actor)
             # Deal 1 is played to its last action but one; the substitution goes to whoever makes the last.
             seqs = dict.fromkeys(range(3), 0)
             decided = False
@@ -170,6 +166,16 @@ def test_a_substitute_whose_predecessor_ended_the_deal_numbers_his_actions_afres
     asyncio.run(scenario())
 
 
+async def _playing(actor: TableActor) -> dict[int, Recorder]:
+    """Users 1-3 seated (the game starts) and connected, by user id."""
+    await _started(actor)
+    players = {user: Recorder(user_id=user) for user in (1, 2, 3)}
+    for conn in players.values():
+        actor.submit(Connect(conn))
+    await _settled(actor)
+    return players
+
+
 def _last_action_of_the_deal(game: Game) -> bool:
     """Whether the next action ends the deal: the last card still held is played."""
     deal = game.state.deal
@@ -190,11 +196,7 @@ def test_a_seat_that_changes_hands_is_told_to_the_listings_and_a_card_is_not() -
         )  # fmt: skip
         actor.start()
         try:
-            await _started(actor)
-            players = {user: Recorder(user_id=user) for user in (1, 2, 3)}
-            for conn in players.values():
-                actor.submit(Connect(conn))
-            await _settled(actor)
+            players = await _playing(actor)
             seqs = dict.fromkeys(range(3), 0)
             moves, leaving = 0, None
             while (game := actor.game) is not None and game.state.deal_number == 1:
