@@ -33,7 +33,11 @@ def test_the_backlog_is_written_out_and_how_long_it_took_is_told() -> None:
 
 def test_a_sync_that_hangs_does_not_keep_the_server_from_serving() -> None:
     release = threading.Event()
+
+    def hung() -> None:
+        release.wait()
+
     try:
-        assert write_out_backlog(0.05, sync=release.wait) is None  # still writing: the server serves
+        assert write_out_backlog(0.05, sync=hung) is None  # still writing: the server serves
     finally:
         release.set()
