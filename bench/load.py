@@ -93,6 +93,7 @@ import websockets  # noqa: E402
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
+from app.server.storage.disk_backlog import write_out_backlog  # noqa: E402
 from tests.server.ports import free_ports  # noqa: E402
 
 SECRET = "bench-" + secrets.token_hex(16)
@@ -732,33 +733,34 @@ def machine_shares(before: list[int] | None, after: list[int] | None, ours_s: fl
     }
 
 
-def _memory_mb(status: str) -> dict[str, float]:
-    """VmRSS and VmHWM of a ``/proc/<pid>/status`` file, in MB."""
+def _memory_mb(status: str, keys: tuple[str, ...] = ("VmRSS", "VmHWM")) -> dict[str, float]:
+    """``keys`` of a ``/proc`` file of "name: value kB" lines (VmRSS and VmHWM of ``/proc/<pid>/status``
+    by default), in MB."""
     values: dict[str, float] = {}
     for line in Path(status).read_text().splitlines():
         key, _, rest = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
+        if key in keys:
             values[key] = int(rest.split()[0]) / 1024
     return values
 
 
-def flush_disk() -> dict[str, float]:
+FLUSH_LIMIT_S = 600.0  # a backlog still being written after that is reported (``sync_s`` null)
+
+
+def flush_disk() -> dict[str, float | None]:
     """Write the machine's dirty pages out before a run starts, and say how many there were.
 
     The server's commits wait for the disk; the kernel's writeback of what other work left dirty (a
     `pip install`, a test run, half a minute before) shares the same disk and delayed every commit
     of a run's second by up to half a second (2026-12-06: 1.5 GB written, then the first command: ack
     p99 509 ms in one second, commits' p99 up to 500 ms; without it no such second). Such a second is the
-    machine's earlier work, not this run's: it is written out first, and the run's line says how much."""
-    dirty_kb = 0
+    machine's earlier work, not this run's: it is written out first, as the server writes it out at its
+    start (`app.server.storage.disk_backlog`), and the run's line says how much."""
+    dirty_mb = 0.0
     with contextlib.suppress(OSError, ValueError):
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            name, _, value = line.partition(":")
-            if name in ("Dirty", "Writeback"):
-                dirty_kb += int(value.split()[0])
-    started = time.monotonic()
-    os.sync()
-    return {"dirty_mb_before_sync": round(dirty_kb / 1024, 1), "sync_s": round(time.monotonic() - started, 2)}
+        dirty_mb = sum(_memory_mb("/proc/meminfo", ("Dirty", "Writeback")).values())
+    took = write_out_backlog(FLUSH_LIMIT_S)
+    return {"dirty_mb_before_sync": round(dirty_mb, 1), "sync_s": None if took is None else round(took, 2)}
 
 
 def own_rss_mb() -> float:
